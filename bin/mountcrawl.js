@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// The program is compiled to dist/ by `npm install` (the `prepare` script runs `tsc`).
+let main;
+try {
+  ({ main } = await import('../dist/src/cli/main.js'));
+} catch (err) {
+  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/src/cli/main.js')) {
+    process.stderr.write('mountcrawl: NOT_BUILT: run `npm install` (or `npm run build`) in the mountcrawl directory first\n');
+    process.exit(70);
+  }
+  throw err;
+}
+process.exitCode = await main(process.argv);

@@ -1,0 +1,63 @@
+import { systemClock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { ExitCode } from '../errors.js';
+import { CrawlNode, type RunResult } from '../crawl/crawl-node.js';
+import { StreamLogger } from '../progress/logger.js';
+import { ProgressDisplay } from '../progress/progress-display.js';
+import { snapshotOf } from '../progress/snapshot.js';
+import { formatSummary, summaryOf } from '../progress/summary.js';
+
+/** Hooks a child of --processes gets: where to send progress instead of drawing it. */
+export interface CrawlHooks {
+  readonly onProgress?: (node: CrawlNode) => void;
+}
+
+/**
+ * Runs one node in this process: progress display, Ctrl-C / SIGTERM handling (first: stop
+ * gracefully; second: exit at once), and the end summary. Returns the exit code.
+ */
+export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}): Promise<number> {
+  const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: config.nodeId });
+  const node = new CrawlNode(config, { clock: systemClock, logger });
+  const display = new ProgressDisplay({ enabled: config.progress && hooks.onProgress === undefined, json: config.json }, logger);
+  const started = systemClock.monotonic();
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1) {
+      display.stop();
+      process.stderr.write('mountcrawl: stopped at once (partial files are never visible; a rerun resumes)\n');
+      process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED);
+    }
+    logger.warn(`${signal}: stopping after the requests in flight (again to quit at once)`);
+    node.stop(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const progressTimer = hooks.onProgress ? setInterval(() => hooks.onProgress!(node), 500) : undefined;
+  display.start(() => [snapshotOf(config.nodeId, node.stats)]);
+
+  let result: RunResult;
+  try {
+    result = await node.run();
+  } finally {
+    if (progressTimer) clearInterval(progressTimer);
+    display.stop([snapshotOf(config.nodeId, node.stats)]);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  hooks.onProgress?.(node);
+  const seconds = (systemClock.monotonic() - started) / 1000;
+  if (config.json) {
+    process.stderr.write(`${JSON.stringify({ level: 'info', node: config.nodeId, msg: 'summary', ...summaryOf(node.stats, seconds, result.reason) })}\n`);
+  } else if (config.progress) {
+    process.stderr.write(`${formatSummary(node.stats, seconds, result.reason)}\n`);
+  }
+  if (result.message !== undefined && result.exitCode !== ExitCode.OK) {
+    logger.error(result.message);
+  } else if (result.message !== undefined) {
+    logger.info(result.message);
+  }
+  return result.exitCode;
+}

@@ -1,0 +1,160 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import { DEFAULTS, type CrawlConfig, type Partition, type Scope } from '../config/crawl-config.js';
+import {
+  defaultNodeId,
+  parseChoice,
+  parseNodeId,
+  parseRegex,
+  parseSeconds,
+  parseSize,
+  parseWhole,
+} from '../config/parse-values.js';
+import { ExitCode, FatalError, badUrlError } from '../errors.js';
+import { DEFAULT_MAX_URL_LENGTH, DEFAULT_SESSION_PARAMS, normalizeUrl } from '../url/normalize.js';
+
+/** The data directory: --data, else $MOUNTCRAWL_DATA, else ./crawl-data. */
+export function dataDirOption(cmd: Command): Command {
+  return cmd.option('--data <dir>', 'data directory (default: $MOUNTCRAWL_DATA or ./crawl-data)');
+}
+
+export function resolveDataDir(value: string | undefined, env: NodeJS.ProcessEnv): string {
+  return value ?? (env.MOUNTCRAWL_DATA || DEFAULTS.dataDir);
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** Declares every option of `crawl` (docs/options.md describes each). */
+export function addCrawlOptions(cmd: Command): Command {
+  const d = DEFAULTS;
+  dataDirOption(cmd);
+  return cmd
+    .option('--seeds-file <file>', 'file with one seed URL per line (# starts a comment)')
+    .option('--scope <scope>', 'follow links within: host (the seeds\' hosts), domain, any', d.scope)
+    .option('--include <regex>', 'only crawl URLs matching this (repeatable)', collect)
+    .option('--exclude <regex>', 'never crawl URLs matching this (repeatable)', collect)
+    .option('--max-depth <n>', 'links followed from a seed', String(d.maxDepth))
+    .option('--max-pages <n>', 'pages this node fetches in this run, then stops', 'unlimited')
+    .option('--max-pages-per-host <n>', 'pages fetched per host in this run', 'unlimited')
+    .option('--max-pages-per-pattern <n>', 'pages per host per URL shape (digits as 0): bounds calendars', String(d.maxPagesPerPattern))
+    .option('--max-repeated-segments <n>', 'a path segment repeated this often marks a trap', String(d.maxRepeatedSegments))
+    .option('--concurrency <n>', 'requests in flight in this node', String(d.concurrency))
+    .option('--per-host <n>', 'requests in flight per host (whole cluster)', String(d.perHost))
+    .option('--delay <ms>', 'least gap between request starts on one host, ms (0: none)', String(d.delayMs))
+    .option('--timeout <seconds>', 'total deadline of one request, body included', String(d.timeoutMs / 1000))
+    .option('--connect-timeout <seconds>', 'deadline to connect', String(d.connectTimeoutMs / 1000))
+    .option('--max-bytes <size>', 'decoded bytes kept per page (10MiB, 512k, ...)', '10MiB')
+    .option('--max-redirects <n>', 'redirect hops followed per URL', String(d.maxRedirects))
+    .option('--max-attempts <n>', 'attempts of a transiently failing URL', String(d.maxAttempts))
+    .option('--retry-delay <seconds>', 'wait after the first transient failure (doubles each time)', String(d.retryBaseMs / 1000))
+    .option('--max-retry-delay <seconds>', 'longest wait between attempts', String(d.retryMaxMs / 1000))
+    .option('--user-agent <string>', 'User-Agent header (also matched against robots.txt)', d.userAgent)
+    .option('--node-id <id>', 'this node\'s id (default: host name and pid)')
+    .option('--session-params <names>', 'comma-separated parameters stripped from URLs (\'\' for none)', DEFAULT_SESSION_PARAMS.join(','))
+    .option('--max-url-length <n>', 'longer URLs are dropped', String(DEFAULT_MAX_URL_LENGTH))
+    .option('--frontier-cap <n>', 'URLs held in memory; more wait on disk', String(d.frontierCap))
+    .option('--ignore-robots', 'do not fetch or obey robots.txt')
+    .option('--crawl-delay-cap <seconds>', 'longest robots.txt Crawl-delay honoured', String(d.crawlDelayCapMs / 1000))
+    .option('--insecure', 'accept invalid TLS certificates')
+    .option('--deny-private', 'refuse private, loopback and link-local addresses (after DNS)')
+    .option('--fsync', 'fsync every file before it is renamed into place')
+    .option('--watch', 'keep polling for new seeds and links instead of exiting when done')
+    .option('--partition <by>', 'share work out by host (politeness per cluster) or url', d.partition)
+    .option('--processes <n>', 'start N nodes on this machine under one supervisor', '1')
+    .option('--heartbeat <ms>', 'how often a node rewrites its heartbeat', String(d.heartbeatMs))
+    .option('--dead-after <ms>', 'a node whose heartbeat stops this long is dead', String(d.deadAfterMs))
+    .option('--mount-retry <seconds>', 'how long to wait for a failing mount before exiting', String(d.mountRetryMs / 1000))
+    .option('--no-progress', 'no progress display (errors are still printed)')
+    .option('--json', 'log lines as JSON objects');
+}
+
+/** The raw option values commander hands over for `crawl`. */
+export type CrawlOptionValues = Record<string, string | string[] | boolean | undefined>;
+
+function readSeedsFile(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new FatalError('BAD_SEEDS_FILE', `cannot read --seeds-file ${path}: ${(err as Error).message}`, ExitCode.USAGE);
+  }
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+/**
+ * Turns the command line of `crawl` into one frozen CrawlConfig, checking every value
+ * (STYLE §3: validated once, at the edge). Throws FatalError(BAD_OPTION | BAD_URL).
+ */
+export function buildCrawlConfig(urls: readonly string[], o: CrawlOptionValues, env: NodeJS.ProcessEnv): CrawlConfig {
+  const str = (name: string): string => String(o[name]);
+  const sessionParams = new Set(
+    str('sessionParams')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter((s) => s !== ''),
+  );
+  const normalize = Object.freeze({ sessionParams, maxUrlLength: parseWhole('--max-url-length', str('maxUrlLength'), 16) });
+  const rawSeeds = [...urls, ...(typeof o.seedsFile === 'string' ? readSeedsFile(o.seedsFile) : [])];
+  const seedUrls = rawSeeds.map((raw) => {
+    const r = normalizeUrl(raw, undefined, normalize);
+    if (!r.ok) {
+      const why = {
+        invalid: 'not a valid absolute URL',
+        scheme: 'only http and https URLs can be crawled',
+        'too-long': `longer than --max-url-length ${normalize.maxUrlLength}`,
+        'unsafe-host': 'its host name cannot be used as a directory name',
+      }[r.reason];
+      throw badUrlError(raw, why);
+    }
+    return r.url;
+  });
+  const heartbeatMs = parseWhole('--heartbeat', str('heartbeat'), 50);
+  const deadAfterMs = parseWhole('--dead-after', str('deadAfter'), 1);
+  if (deadAfterMs < 3 * heartbeatMs) {
+    throw new FatalError('BAD_OPTION', `--dead-after (${deadAfterMs} ms) must be at least 3 times --heartbeat (${heartbeatMs} ms)`, ExitCode.USAGE);
+  }
+  const config: CrawlConfig = {
+    dataDir: resolveDataDir(o.data as string | undefined, env),
+    seedUrls,
+    scope: parseChoice<Scope>('--scope', str('scope'), ['host', 'domain', 'any']),
+    include: ((o.include as string[] | undefined) ?? []).map((r) => parseRegex('--include', r)),
+    exclude: ((o.exclude as string[] | undefined) ?? []).map((r) => parseRegex('--exclude', r)),
+    maxDepth: parseWhole('--max-depth', str('maxDepth'), 0, true),
+    maxPages: parseWhole('--max-pages', str('maxPages'), 1, true),
+    maxPagesPerHost: parseWhole('--max-pages-per-host', str('maxPagesPerHost'), 1, true),
+    maxPagesPerPattern: parseWhole('--max-pages-per-pattern', str('maxPagesPerPattern'), 1, true),
+    maxRepeatedSegments: parseWhole('--max-repeated-segments', str('maxRepeatedSegments'), 2, true),
+    concurrency: parseWhole('--concurrency', str('concurrency'), 1),
+    perHost: parseWhole('--per-host', str('perHost'), 1),
+    delayMs: parseWhole('--delay', str('delay'), 0),
+    timeoutMs: parseSeconds('--timeout', str('timeout')),
+    connectTimeoutMs: parseSeconds('--connect-timeout', str('connectTimeout')),
+    maxBytes: parseSize('--max-bytes', str('maxBytes')),
+    maxRedirects: parseWhole('--max-redirects', str('maxRedirects'), 0),
+    maxAttempts: parseWhole('--max-attempts', str('maxAttempts'), 1),
+    retryBaseMs: parseSeconds('--retry-delay', str('retryDelay'), true),
+    retryMaxMs: parseSeconds('--max-retry-delay', str('maxRetryDelay'), true),
+    userAgent: str('userAgent'),
+    nodeId: typeof o.nodeId === 'string' ? parseNodeId('--node-id', o.nodeId) : defaultNodeId(hostname(), process.pid),
+    progress: o.progress !== false,
+    json: o.json === true,
+    normalize,
+    frontierCap: parseWhole('--frontier-cap', str('frontierCap'), 1),
+    robots: o.ignoreRobots !== true,
+    crawlDelayCapMs: parseSeconds('--crawl-delay-cap', str('crawlDelayCap'), true),
+    robotsMaxAgeMs: DEFAULTS.robotsMaxAgeMs,
+    insecure: o.insecure === true,
+    denyPrivate: o.denyPrivate === true,
+    fsync: o.fsync === true,
+    watch: o.watch === true,
+    partition: parseChoice<Partition>('--partition', str('partition'), ['host', 'url']),
+    heartbeatMs,
+    deadAfterMs,
+    mountRetryMs: parseSeconds('--mount-retry', str('mountRetry'), true),
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,100 @@
+import { Command, CommanderError } from 'commander';
+import { parseWhole } from '../config/parse-values.js';
+import { ExitCode, FatalError, MountcrawlError, describeError } from '../errors.js';
+import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type CrawlOptionValues } from './crawl-options.js';
+import { runCrawl } from './crawl-command.js';
+import { keyCommand, locateCommand } from './key-command.js';
+import { seedCommand } from './seed-command.js';
+
+const VERSION = '0.1.0';
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Builds the command-line program; each action stores its exit code in `result`. */
+function buildProgram(result: { code: number }): Command {
+  const program = new Command('mountcrawl')
+    .description('A web crawler for many machines that share nothing but a directory (NFS, sshfs).')
+    .version(VERSION)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: (s) => process.stdout.write(s) });
+
+  addCrawlOptions(
+    program
+      .command('crawl')
+      .description('crawl from the given URLs (and the seeds already in the data directory)')
+      .argument('[urls...]', 'seed URLs'),
+  ).action(async (urls: string[], opts: CrawlOptionValues) => {
+    const config = buildCrawlConfig(urls, opts, process.env);
+    const processes = parseWhole('--processes', String(opts.processes), 1);
+    if (processes > 1) {
+      const { runSupervisor } = await import('./supervisor.js');
+      result.code = await runSupervisor(config, processes, process.argv.slice(2));
+      return;
+    }
+    result.code = await runCrawl(config);
+  });
+
+  program
+    .command('key')
+    .description('print the key (SHA-224 of the normalized URL) and the normalized URL')
+    .argument('<url>')
+    .action((url: string) => {
+      result.code = keyCommand(url, out);
+    });
+
+  dataDirOption(
+    program.command('locate').description('print the files of a URL in the data directory and whether each exists').argument('<url>'),
+  )
+    .option('--json', 'one JSON object')
+    .action((url: string, opts: { data?: string; json?: boolean }) => {
+      result.code = locateCommand(url, resolveDataDir(opts.data, process.env), opts.json === true, out);
+    });
+
+  dataDirOption(program.command('seed').description('add seed URLs that running nodes pick up').argument('<urls...>')).action(
+    async (urls: string[], opts: { data?: string }) => {
+      result.code = await seedCommand(urls, resolveDataDir(opts.data, process.env), out);
+    },
+  );
+
+  dataDirOption(program.command('status').description('nodes, hosts, pages and errors of a data directory'))
+    .option('--json', 'one JSON object for scripts')
+    .option('--no-wait', 'do not watch heartbeats for a second to tell live nodes from dead ones')
+    .action(async (opts: { data?: string; json?: boolean; wait?: boolean }) => {
+      const { statusCommand } = await import('./status-command.js');
+      result.code = await statusCommand(resolveDataDir(opts.data, process.env), { json: opts.json === true, wait: opts.wait !== false }, out);
+    });
+
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the exit code. Every failure a user can act on is one line on
+ * stderr, `mountcrawl: CODE: message`, with no stack trace unless MOUNTCRAWL_DEBUG is set.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const result = { code: ExitCode.OK as number };
+  const program = buildProgram(result);
+  try {
+    await program.parseAsync([...argv]);
+    return result.code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      const message = err.message.replace(/^error: /, '');
+      process.stderr.write(`mountcrawl: BAD_OPTION: ${message} (see mountcrawl --help)\n`);
+      return ExitCode.USAGE;
+    }
+    if (err instanceof FatalError) {
+      process.stderr.write(`mountcrawl: ${err.code}: ${err.message}\n`);
+      if (process.env.MOUNTCRAWL_DEBUG) process.stderr.write(`${err.stack}\n`);
+      return err.exitCode;
+    }
+    const code = err instanceof MountcrawlError ? err.code : 'INTERNAL';
+    process.stderr.write(`mountcrawl: ${code}: ${describeError(err)}\n`);
+    if (process.env.MOUNTCRAWL_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    return ExitCode.INTERNAL;
+  }
+}

@@ -1,0 +1,161 @@
+import { readdir, stat } from 'node:fs/promises';
+import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
+import { isDeadLocalProcess } from '../cluster/local-liveness.js';
+import { openExistingDataDir } from '../store/data-dir.js';
+import type { Layout } from '../store/layout.js';
+import { readJsonValidated } from '../store/read-whole.js';
+import { asErrsRecord } from '../store/records.js';
+import { isKey } from '../url/key.js';
+import { mapLimit } from '../util/map-limit.js';
+
+/** What `status` reports (also its --json shape). */
+export interface StatusReport {
+  readonly data: string;
+  readonly pages: number;
+  readonly htmlFiles: number;
+  readonly errors: { readonly total: number; readonly final: number; readonly byCode: Record<string, number> };
+  readonly seeds: number;
+  readonly nodes: readonly (NodeRecord & { alive: boolean | null })[];
+  readonly hosts: readonly HostStatus[];
+  readonly lastActivity: string | null;
+}
+
+export interface HostStatus {
+  readonly host: string;
+  readonly pages: number;
+  readonly html: number;
+  readonly errors: number;
+  readonly retrying: number;
+  readonly lease: string | null;
+  readonly lastWrite: string | null;
+}
+
+async function names(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => !n.startsWith('.'));
+  } catch {
+    return [];
+  }
+}
+
+async function readNodes(layout: Layout): Promise<NodeRecord[]> {
+  const out: NodeRecord[] = [];
+  for (const name of await names(layout.dir('nodes'))) {
+    if (!name.endsWith('.json')) continue;
+    try {
+      out.push(await readJsonValidated(`${layout.dir('nodes')}/${name}`, asNodeRecord));
+    } catch {
+      // vanished between listing and reading
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads the state of a crawl from its data directory. With `wait`, node records are read
+ * twice, one heartbeat apart: a node is alive when its counter moved (the same rule nodes
+ * use; clocks are not compared). Without it, aliveness is unknown (null) except for
+ * processes of this machine.
+ */
+export async function collectStatus(dataDir: string, wait: boolean): Promise<StatusReport> {
+  const layout = await openExistingDataDir(dataDir);
+  const first = await readNodes(layout);
+  let nodes: (NodeRecord & { alive: boolean | null })[];
+  if (wait && first.length > 0) {
+    const pause = Math.min(5_000, Math.max(...first.map((n) => n.heartbeatMs ?? 1_000)) * 1.5 + 200);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    const second = new Map((await readNodes(layout)).map((n) => [n.id, n]));
+    nodes = first.map((n) => {
+      const later = second.get(n.id);
+      return { ...(later ?? n), alive: later !== undefined && later.counter !== n.counter && !isDeadLocalProcess(later) };
+    });
+  } else {
+    nodes = first.map((n) => ({ ...n, alive: isDeadLocalProcess(n) ? false : null }));
+  }
+
+  const leases = new Map<string, string>();
+  for (const name of await names(layout.dir('hosts'))) {
+    if (!name.endsWith('.lease')) continue;
+    try {
+      const lease = await readJsonValidated(`${layout.dir('hosts')}/${name}`, (v) => v as { node: string });
+      leases.set(name.slice(0, -6), lease.node);
+    } catch {
+      // released meanwhile
+    }
+  }
+
+  const hostNames = new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))]);
+  const byCode: Record<string, number> = {};
+  let finalErrors = 0;
+  let lastMs = 0;
+  const hosts: HostStatus[] = [];
+  await mapLimit([...hostNames].sort(), 8, async (host) => {
+    const links = (await names(layout.hostDir('links', host))).filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
+    const html = (await names(layout.hostDir('html', host))).filter((n) => n.endsWith('.html'));
+    const done = new Set(links.map((n) => n.slice(0, -5)));
+    let errors = 0;
+    let retrying = 0;
+    await mapLimit(await names(layout.hostDir('errs', host)), 16, async (name) => {
+      if (!name.endsWith('.json') || done.has(name.slice(0, -5))) return;
+      try {
+        const rec = await readJsonValidated(layout.errs(host, name.slice(0, -5)), asErrsRecord);
+        byCode[rec.code] = (byCode[rec.code] ?? 0) + 1;
+        errors++;
+        if (rec.final) finalErrors++;
+        else retrying++;
+      } catch {
+        // replaced or removed meanwhile
+      }
+    });
+    let lastWrite: string | null = null;
+    try {
+      const m = (await stat(layout.hostDir('links', host))).mtimeMs;
+      lastMs = Math.max(lastMs, m);
+      lastWrite = new Date(m).toISOString();
+    } catch {
+      // no links directory yet
+    }
+    hosts.push({ host, pages: links.length, html: html.length, errors, retrying, lease: leases.get(host) ?? null, lastWrite });
+  });
+  hosts.sort((a, b) => a.host.localeCompare(b.host));
+  const total = Object.values(byCode).reduce((a, b) => a + b, 0);
+  return {
+    data: dataDir,
+    pages: hosts.reduce((a, h) => a + h.pages, 0),
+    htmlFiles: hosts.reduce((a, h) => a + h.html, 0),
+    errors: { total, final: finalErrors, byCode },
+    seeds: (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length,
+    nodes,
+    hosts,
+    lastActivity: lastMs > 0 ? new Date(lastMs).toISOString() : null,
+  };
+}
+
+/** `mountcrawl status`: a report for people, or --json for scripts. */
+export async function statusCommand(dataDir: string, options: { json: boolean; wait: boolean }, out: (line: string) => void): Promise<number> {
+  const r = await collectStatus(dataDir, options.wait);
+  if (options.json) {
+    out(JSON.stringify(r, null, 1));
+    return 0;
+  }
+  out(`data      ${r.data}`);
+  out(`pages     ${r.pages} done (${r.htmlFiles} HTML files), ${r.seeds} seeds, last write ${r.lastActivity ?? 'never'}`);
+  const codes = Object.entries(r.errors.byCode).sort((a, b) => b[1] - a[1]);
+  out(`errors    ${r.errors.total} (${r.errors.final} final)${codes.length ? ': ' + codes.map(([c, n]) => `${c} ${n}`).join(', ') : ''}`);
+  out(`nodes     ${r.nodes.length === 0 ? 'none' : ''}`);
+  for (const n of r.nodes) {
+    const alive = n.alive === null ? 'alive?' : n.alive ? 'alive' : 'dead';
+    out(
+      `  ${n.id.padEnd(28)} ${alive.padEnd(6)} ${String(n.state).padEnd(8)} pages ${n.pages}, ${n.rate}/s, ` +
+        `hosts ${n.hostsOwned}, queued ${n.queued}, round ${n.round}, updated ${n.updatedAt}`,
+    );
+  }
+  out(`hosts     ${r.hosts.length}`);
+  for (const h of r.hosts) {
+    out(
+      `  ${h.host.padEnd(28)} pages ${String(h.pages).padStart(7)}  errors ${String(h.errors).padStart(5)}` +
+        `${h.retrying ? ` (${h.retrying} retrying)` : ''}  lease ${h.lease ?? '-'}`,
+    );
+  }
+  return 0;
+}

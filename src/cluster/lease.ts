@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { link, readdir, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { createExclusive } from '../store/exclusive-create.js';
+import { tempName, type Layout } from '../store/layout.js';
+import { readJsonValidated } from '../store/read-whole.js';
+
+/** Content of hosts/<host>.lease. */
+export interface LeaseRecord {
+  readonly node: string;
+  readonly host: string;
+  /** Random per acquisition: tells this lease from an earlier one of the same node id. */
+  readonly token: string;
+  readonly acquiredAt: string;
+}
+
+function asLeaseRecord(value: unknown): LeaseRecord {
+  const r = value as Partial<LeaseRecord> | null;
+  if (r === null || typeof r !== 'object' || typeof r.node !== 'string' || typeof r.token !== 'string') {
+    throw new TypeError('not a lease');
+  }
+  return r as LeaseRecord;
+}
+
+export type AcquireResult = { readonly ok: true; readonly tookOver?: string } | { readonly ok: false; readonly holder: string };
+
+let asideSeq = 0;
+
+/** Errors after which an operation on the mount may or may not have happened (FINDINGS). */
+const UNCERTAIN = new Set(['EIO', 'ECONNABORTED', 'ETIMEDOUT', 'ESTALE', 'ECONNRESET']);
+
+/**
+ * Host leases on the mount (DESIGN §3, docs/protocol.md). A lease is taken by an exclusive
+ * create (link of a complete temp file), so exactly one node gets it; a lease whose holder is
+ * dead is first renamed aside to a name of the taker's own, which only one renamer can do,
+ * and checked to be the one that was judged dead before it is removed. Every path that may
+ * have raced (EIO, EPERM over sshfs) is settled by reading the lease back.
+ */
+export class Leases {
+  readonly #layout: Layout;
+  readonly #nodeId: string;
+  readonly #isAlive: (nodeId: string) => boolean;
+  readonly #held = new Map<string, string>(); // host dir -> token
+
+  constructor(layout: Layout, nodeId: string, isAlive: (nodeId: string) => boolean) {
+    this.#layout = layout;
+    this.#nodeId = nodeId;
+    this.#isAlive = isAlive;
+  }
+
+  /** Host dirs whose lease this node holds. */
+  held(): IterableIterator<string> {
+    return this.#held.keys();
+  }
+
+  holds(hostDir: string): boolean {
+    return this.#held.has(hostDir);
+  }
+
+  /** Reads a lease, or undefined when there is none. */
+  async read(hostDir: string): Promise<LeaseRecord | undefined> {
+    try {
+      return await readJsonValidated(this.#layout.lease(hostDir), asLeaseRecord);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Tries to take the lease of a host. Fails (without waiting) when a live node holds it;
+   * takes it over when its holder is dead, or is an earlier run that used this node id.
+   */
+  async acquire(hostDir: string): Promise<AcquireResult> {
+    if (this.#held.has(hostDir)) return { ok: true };
+    const path = this.#layout.lease(hostDir);
+    let tookOver: string | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const token = randomUUID();
+      const record: LeaseRecord = { node: this.#nodeId, host: hostDir, token, acquiredAt: new Date().toISOString() };
+      let created = false;
+      try {
+        created = await createExclusive(path, `${JSON.stringify(record)}\n`, this.#nodeId);
+      } catch (err) {
+        // EIO and the like: the link may have happened on the server anyway; read back below.
+        if (!UNCERTAIN.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+      }
+      const current = await this.read(hostDir);
+      if (current?.node === this.#nodeId && current.token === token) {
+        this.#held.set(hostDir, token);
+        return tookOver === undefined ? { ok: true } : { ok: true, tookOver };
+      }
+      if (created && current === undefined) continue; // removed in between: try again
+      if (current === undefined) continue;
+      const stale = current.node === this.#nodeId || !this.#isAlive(current.node);
+      if (!stale) return { ok: false, holder: current.node };
+      if (await this.#removeIfUnchanged(hostDir, current)) tookOver = current.node;
+    }
+    const current = await this.read(hostDir);
+    return { ok: false, holder: current?.node ?? 'unknown' };
+  }
+
+  /**
+   * Removes a lease only if it is still `expected`: renames it to a name of this node's own
+   * (one renamer wins), reads what it moved, and puts it back when it was not the expected
+   * one (someone else took the host in between). True when the expected lease was removed.
+   */
+  async #removeIfUnchanged(hostDir: string, expected: LeaseRecord): Promise<boolean> {
+    const path = this.#layout.lease(hostDir);
+    const aside = join(dirname(path), tempName(basename(path), this.#nodeId, asideSeq++));
+    try {
+      await rename(path, aside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+    let moved: LeaseRecord | undefined;
+    try {
+      moved = await readJsonValidated(aside, asLeaseRecord);
+    } catch {
+      moved = undefined;
+    }
+    if (moved !== undefined && (moved.node !== expected.node || moved.token !== expected.token)) {
+      await link(aside, path).catch(() => undefined); // restore a lease that was not the stale one
+      await unlink(aside).catch(() => undefined);
+      return false;
+    }
+    await unlink(aside).catch(() => undefined);
+    return true;
+  }
+
+  /** Gives a lease up (graceful hand-over or exit). Never removes a lease that is not ours. */
+  async release(hostDir: string): Promise<void> {
+    const token = this.#held.get(hostDir);
+    this.#held.delete(hostDir);
+    if (token === undefined) return;
+    await this.#removeIfUnchanged(hostDir, { node: this.#nodeId, host: hostDir, token, acquiredAt: '' });
+  }
+
+  /** Forgets a lease without touching the mount (it was found lost). */
+  forget(hostDir: string): void {
+    this.#held.delete(hostDir);
+  }
+
+  /**
+   * Checks the leases this node holds: one listing of hosts/ finds leases that vanished,
+   * and with `readContent` each held lease is read to catch one that another node holds now.
+   * Returns the hosts lost (already forgotten).
+   */
+  async verify(readContent: boolean): Promise<string[]> {
+    if (this.#held.size === 0) return [];
+    const names = new Set(await readdir(this.#layout.dir('hosts')));
+    const lost: string[] = [];
+    for (const [hostDir, token] of this.#held) {
+      if (!names.has(`${hostDir}.lease`)) {
+        lost.push(hostDir);
+        continue;
+      }
+      if (readContent) {
+        const current = await this.read(hostDir);
+        if (current === undefined || current.node !== this.#nodeId || current.token !== token) lost.push(hostDir);
+      }
+    }
+    for (const h of lost) this.#held.delete(h);
+    return lost;
+  }
+}

@@ -1,0 +1,215 @@
+import { readdir, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import type { Clock } from '../config/clock.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import type { Layout } from '../store/layout.js';
+import { readJsonValidated } from '../store/read-whole.js';
+import { bootId, isDeadLocalProcess } from './local-liveness.js';
+import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
+
+/** What this node says about itself at each heartbeat. */
+export type SelfStatus = Pick<NodeRecord, 'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'queued' | 'inFlight' | 'rate'>;
+
+/** Another node as this node sees it. */
+interface Peer {
+  record: NodeRecord;
+  /** Monotonic time at which its counter was last seen to change (or it was first seen). */
+  lastChange: number;
+  alive: boolean;
+  /** Monotonic time since which it has been seen idle in its current idle epoch. */
+  idleSeenSince: number | undefined;
+}
+
+export interface MembershipOptions {
+  readonly nodeId: string;
+  readonly heartbeatMs: number;
+  readonly deadAfterMs: number;
+}
+
+/**
+ * Node liveness without comparing clocks (DESIGN §3). This node rewrites nodes/<id>.json with
+ * a counter that grows at every beat; it counts another node alive while that node's counter
+ * keeps changing, timed by this node's own monotonic clock. A record written by a process of
+ * this same machine that no longer runs is dead at once. Records of nodes dead for twice the
+ * dead-after time are removed.
+ */
+export class Membership {
+  readonly #layout: Layout;
+  readonly #options: MembershipOptions;
+  readonly #clock: Clock;
+  readonly #peers = new Map<string, Peer>();
+  readonly #startedAt = new Date().toISOString();
+  #counter = 0;
+  #idleEpoch = 0;
+  #selfIdleSince: number | undefined;
+  #lastBeatOk: number;
+  #serverTime: { mtimeMs: number; at: number } | undefined;
+  #observations = 0;
+
+  constructor(layout: Layout, options: MembershipOptions, deps: { clock: Clock }) {
+    this.#layout = layout;
+    this.#options = options;
+    this.#clock = deps.clock;
+    this.#lastBeatOk = deps.clock.monotonic();
+  }
+
+  get nodeId(): string {
+    return this.#options.nodeId;
+  }
+
+  /** Monotonic time of the last heartbeat that reached the mount. */
+  get lastBeatOk(): number {
+    return this.#lastBeatOk;
+  }
+
+  /** How many times the nodes directory has been read. */
+  get observations(): number {
+    return this.#observations;
+  }
+
+  /**
+   * The mount's clock as last seen (the mtime the server gave our heartbeat file) and the
+   * monotonic time it was read at: a lower bound of the server's time for what follows.
+   */
+  get serverTime(): { mtimeMs: number; at: number } | undefined {
+    return this.#serverTime;
+  }
+
+  /**
+   * Notes this node's state at once (the next beat publishes it): idle starts a new idle
+   * epoch, anything else ends it.
+   */
+  setState(state: NodeState): void {
+    if (state === 'idle') {
+      if (this.#selfIdleSince === undefined) {
+        this.#selfIdleSince = this.#clock.monotonic();
+        this.#idleEpoch++;
+      }
+    } else {
+      this.#selfIdleSince = undefined;
+    }
+  }
+
+  /** Writes this node's record. Throws what the file system throws. */
+  async beat(status: SelfStatus): Promise<void> {
+    const now = this.#clock.monotonic();
+    this.setState(status.state);
+    const record: NodeRecord = {
+      id: this.#options.nodeId,
+      counter: ++this.#counter,
+      idleEpoch: this.#idleEpoch,
+      hostname: hostname(),
+      pid: process.pid,
+      bootId: bootId(),
+      heartbeatMs: this.#options.heartbeatMs,
+      startedAt: this.#startedAt,
+      updatedAt: new Date(this.#clock.now()).toISOString(),
+      ...status,
+    };
+    const path = this.#layout.node(this.#options.nodeId);
+    await writeFileAtomic(path, `${JSON.stringify(record, null, 1)}\n`, { nodeId: this.#options.nodeId, fsync: false });
+    this.#lastBeatOk = this.#clock.monotonic();
+    const s = await stat(path);
+    this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
+  }
+
+  /** Reads every node record and updates who is alive. Returns true when the live set changed. */
+  async observe(): Promise<boolean> {
+    const before = this.liveIds().join('\n');
+    const now = this.#clock.monotonic();
+    const names = (await readdir(this.#layout.dir('nodes'))).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    const present = new Set<string>();
+    await Promise.all(
+      names.map(async (name) => {
+        const id = name.slice(0, -5);
+        if (id === this.#options.nodeId) return;
+        let record: NodeRecord;
+        try {
+          record = await readJsonValidated(this.#layout.node(id), asNodeRecord);
+        } catch {
+          return; // vanished or unreadable: it will be read at the next beat
+        }
+        present.add(id);
+        this.#see(id, record, now);
+      }),
+    );
+    for (const [id, peer] of this.#peers) {
+      if (!present.has(id)) {
+        this.#peers.delete(id); // left (record removed)
+        continue;
+      }
+      if (!peer.alive && now - peer.lastChange > 2 * this.#options.deadAfterMs) {
+        await unlink(this.#layout.node(id)).catch(() => undefined);
+        this.#peers.delete(id);
+      }
+    }
+    this.#observations++;
+    return this.liveIds().join('\n') !== before;
+  }
+
+  #see(id: string, record: NodeRecord, now: number): void {
+    const peer = this.#peers.get(id);
+    if (peer === undefined) {
+      const dead = isDeadLocalProcess(record) || record.state === 'stopping';
+      this.#peers.set(id, {
+        record,
+        lastChange: dead ? now - this.#options.deadAfterMs : now,
+        alive: !dead,
+        idleSeenSince: record.state === 'idle' ? now : undefined,
+      });
+      return;
+    }
+    if (record.counter !== peer.record.counter) peer.lastChange = now;
+    const idleNow = record.state === 'idle';
+    if (!idleNow || record.idleEpoch !== peer.record.idleEpoch) peer.idleSeenSince = idleNow ? now : undefined;
+    else peer.idleSeenSince ??= now;
+    peer.record = record;
+    peer.alive = now - peer.lastChange < this.#options.deadAfterMs && !isDeadLocalProcess(record);
+  }
+
+  /** Ids of the live nodes, this one included, sorted. */
+  liveIds(): string[] {
+    const ids = [this.#options.nodeId];
+    for (const [id, peer] of this.#peers) if (peer.alive) ids.push(id);
+    return ids.sort();
+  }
+
+  /** Live peers' latest records (for the status line). */
+  livePeers(): NodeRecord[] {
+    return [...this.#peers.values()].filter((p) => p.alive).map((p) => p.record);
+  }
+
+  /** True when `nodeId` is neither this node nor a live peer (its temp files may go). */
+  isGone(nodeId: string): boolean {
+    if (nodeId === this.#options.nodeId) return false;
+    const peer = this.#peers.get(nodeId);
+    return peer === undefined || !peer.alive;
+  }
+
+  /** True when `nodeId` is this node or a live peer. */
+  isAlive(nodeId: string): boolean {
+    return !this.isGone(nodeId);
+  }
+
+  /**
+   * The monotonic time since which every live node, this one included, has been seen idle
+   * without a break, or undefined when one of them is not idle.
+   */
+  allIdleSince(): number | undefined {
+    let since = this.#selfIdleSince;
+    if (since === undefined) return undefined;
+    for (const peer of this.#peers.values()) {
+      if (!peer.alive) continue;
+      if (peer.idleSeenSince === undefined) return undefined;
+      since = Math.max(since, peer.idleSeenSince);
+    }
+    return since;
+  }
+
+  /** Removes this node's record (graceful exit): others stop counting it at their next read. */
+  async leave(): Promise<void> {
+    await unlink(this.#layout.node(this.#options.nodeId)).catch(() => undefined);
+  }
+}
+
+export type { NodeState };

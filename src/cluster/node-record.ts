@@ -1,0 +1,39 @@
+/** What a node publishes in nodes/<id>.json every few seconds (DESIGN §3). */
+export interface NodeRecord {
+  readonly id: string;
+  /** Grows by one at every heartbeat: others time liveness by watching it change. */
+  readonly counter: number;
+  readonly state: NodeState;
+  /** Grows each time the node becomes idle: a change means it was busy in between. */
+  readonly idleEpoch: number;
+  readonly hostname: string;
+  readonly pid: number;
+  /** Linux boot id of the machine, so a restart on the same machine can tell its own dead. */
+  readonly bootId: string;
+  readonly heartbeatMs: number;
+  readonly startedAt: string;
+  /** Wall-clock time of this write, for people (never compared across machines). */
+  readonly updatedAt: string;
+  readonly round: number;
+  readonly hostsOwned: number;
+  readonly pages: number;
+  readonly errors: number;
+  readonly queued: number;
+  readonly inFlight: number;
+  /** Pages per second over the last interval. */
+  readonly rate: number;
+}
+
+/**
+ * `starting`: not yet crawling; `crawling`: has work; `idle`: a reseed found nothing;
+ * `waiting`: nothing to fetch now but retries are due later; `stopping`: shutting down.
+ */
+export type NodeState = 'starting' | 'crawling' | 'idle' | 'waiting' | 'stopping';
+
+export function asNodeRecord(value: unknown): NodeRecord {
+  const r = value as Partial<NodeRecord> | null;
+  if (r === null || typeof r !== 'object' || typeof r.id !== 'string' || typeof r.counter !== 'number') {
+    throw new TypeError('not a node record');
+  }
+  return r as NodeRecord;
+}

@@ -1,0 +1,113 @@
+import type { NormalizeOptions } from '../url/normalize.js';
+
+/** Which hosts a crawl follows links to. */
+export type Scope = 'host' | 'domain' | 'any';
+
+/** What rendezvous hashing shares out between nodes (DESIGN §3). */
+export type Partition = 'host' | 'url';
+
+/**
+ * The whole configuration of one crawling node: built once from the command line
+ * (src/cli/crawl-options.ts), validated there, frozen, and passed down. Nothing below the CLI
+ * reads process.env or process.argv. docs/options.md documents every field's flag and default.
+ */
+export interface CrawlConfig {
+  /** The data directory (DESIGN §2). */
+  readonly dataDir: string;
+  /** Normalized seed URLs given on this command line (they are also written to seeds/). */
+  readonly seedUrls: readonly string[];
+  readonly scope: Scope;
+  readonly include: readonly RegExp[];
+  readonly exclude: readonly RegExp[];
+  /** Seeds are depth 0; pages deeper than this are not fetched. */
+  readonly maxDepth: number;
+  /** Pages this node fetches in this run before it stops (Infinity: no limit). */
+  readonly maxPages: number;
+  /** Pages fetched per host in this run before the host is left alone. */
+  readonly maxPagesPerHost: number;
+  /** Requests in flight in this node. */
+  readonly concurrency: number;
+  /** Requests in flight per host (for the whole cluster in host partitioning). */
+  readonly perHost: number;
+  /** Least gap between request starts on one host, milliseconds. */
+  readonly delayMs: number;
+  /** Total deadline of one request, headers and body, milliseconds. */
+  readonly timeoutMs: number;
+  /** Deadline for the TCP (and TLS) connection, milliseconds. */
+  readonly connectTimeoutMs: number;
+  /** Most decoded bytes kept of one body; the rest is cut off. */
+  readonly maxBytes: number;
+  readonly userAgent: string;
+  readonly nodeId: string;
+  /** Progress display (a bar on a terminal, lines otherwise). */
+  readonly progress: boolean;
+  /** Log lines as JSON objects. */
+  readonly json: boolean;
+  readonly normalize: NormalizeOptions;
+  /** Most URLs held in memory in the frontier; more are left on disk for the next reseed. */
+  readonly frontierCap: number;
+  readonly maxRedirects: number;
+  /** Attempts of a URL that fails transiently before the failure becomes final. */
+  readonly maxAttempts: number;
+  /** Wait after the first transient failure; doubles after each further one. */
+  readonly retryBaseMs: number;
+  /** Longest wait between attempts. */
+  readonly retryMaxMs: number;
+  /** Obey robots.txt. */
+  readonly robots: boolean;
+  /** Longest Crawl-delay honoured, milliseconds. */
+  readonly crawlDelayCapMs: number;
+  /** Age after which robots.txt is fetched again. */
+  readonly robotsMaxAgeMs: number;
+  /** Accept invalid TLS certificates. */
+  readonly insecure: boolean;
+  /** Refuse to connect to private, loopback and link-local addresses. */
+  readonly denyPrivate: boolean;
+  /** fsync each file before it is renamed into place (durability across power loss). */
+  readonly fsync: boolean;
+  /** Keep polling for new seeds and links instead of exiting when the crawl is done. */
+  readonly watch: boolean;
+  readonly partition: Partition;
+  /** How often this node rewrites its heartbeat. */
+  readonly heartbeatMs: number;
+  /** A node whose heartbeat counter has not changed for this long is dead. */
+  readonly deadAfterMs: number;
+  /** How long a node waits for a failing mount to come back before it exits. */
+  readonly mountRetryMs: number;
+  /** Most times one path segment may repeat in a URL before it counts as a trap. */
+  readonly maxRepeatedSegments: number;
+  /**
+   * Most pages fetched per host under one URL "shape" (the path with every digit run
+   * replaced by 0): bounds generated sequences such as calendars. Infinity: no bound.
+   */
+  readonly maxPagesPerPattern: number;
+}
+
+/** Defaults of a polite crawler; the CLI documents each (docs/options.md). */
+export const DEFAULTS = Object.freeze({
+  dataDir: './crawl-data',
+  scope: 'host' as Scope,
+  maxDepth: 20,
+  maxPages: Infinity,
+  maxPagesPerHost: Infinity,
+  concurrency: 32,
+  perHost: 2,
+  delayMs: 250,
+  timeoutMs: 30_000,
+  connectTimeoutMs: 10_000,
+  maxBytes: 10 * 1024 * 1024,
+  userAgent: 'mountcrawl/0.1 (+https://www.npmjs.com/package/mountcrawl)',
+  frontierCap: 1_000_000,
+  maxRedirects: 10,
+  maxAttempts: 3,
+  retryBaseMs: 30_000,
+  retryMaxMs: 3_600_000,
+  crawlDelayCapMs: 30_000,
+  robotsMaxAgeMs: 24 * 3_600_000,
+  heartbeatMs: 1_000,
+  deadAfterMs: 15_000,
+  mountRetryMs: 60_000,
+  maxRepeatedSegments: 3,
+  maxPagesPerPattern: 1_000,
+  partition: 'host' as Partition,
+});

@@ -1,0 +1,81 @@
+import { usageError } from '../errors.js';
+
+/**
+ * Parsers for option values: each returns the value or throws a one-line BAD_OPTION error
+ * that names the option and what was given.
+ */
+
+/** A whole number >= min; `inf`/`unlimited` gives Infinity when `allowInfinity`. */
+export function parseWhole(flag: string, raw: string, min: number, allowInfinity = false): number {
+  const v = raw.trim().toLowerCase();
+  if (allowInfinity && (v === 'inf' || v === 'infinity' || v === 'unlimited' || v === 'none')) return Infinity;
+  if (!/^[0-9]+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v))) {
+    throw usageError(`${flag} must be a whole number >= ${min}${allowInfinity ? " (or 'unlimited')" : ''}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(v);
+}
+
+/** A decimal number of seconds > 0 (`2`, `0.5`), returned in milliseconds. */
+export function parseSeconds(flag: string, raw: string, allowZero = false): number {
+  const v = raw.trim();
+  const n = Number(v);
+  if (v === '' || !Number.isFinite(n) || n < 0 || (!allowZero && n === 0)) {
+    throw usageError(`${flag} must be a number of seconds${allowZero ? ' >= 0' : ' > 0'}, got ${JSON.stringify(raw)}`);
+  }
+  return Math.round(n * 1000);
+}
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1000,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1000 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1000 ** 3,
+  gib: 1024 ** 3,
+};
+
+/** A byte count: `1048576`, `512k`, `10MiB`, `1GB`. */
+export function parseSize(flag: string, raw: string): number {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*$/i.exec(raw);
+  const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
+  if (!m || unit === undefined || Number(m[1]) <= 0) {
+    throw usageError(`${flag} must be a size such as 1048576, 512k or 10MiB, got ${JSON.stringify(raw)}`);
+  }
+  return Math.floor(Number(m[1]) * unit);
+}
+
+/** A regular expression (JavaScript syntax). */
+export function parseRegex(flag: string, raw: string): RegExp {
+  try {
+    return new RegExp(raw);
+  } catch (err) {
+    throw usageError(`${flag} ${JSON.stringify(raw)} is not a valid regular expression: ${(err as Error).message}`);
+  }
+}
+
+/** One of a fixed set of words. */
+export function parseChoice<T extends string>(flag: string, raw: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw usageError(`${flag} must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+  }
+  return raw as T;
+}
+
+/** A node id: letters, digits, `.`, `_`, `-`, at most 64 characters. */
+export function parseNodeId(flag: string, raw: string): string {
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/.test(raw)) {
+    throw usageError(`${flag} must be 1 to 64 letters, digits, '.', '_' or '-' (not starting with '.'), got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
+/** The default node id: host name and pid, made safe for a file name. */
+export function defaultNodeId(hostname: string, pid: number): string {
+  const host = hostname.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^\.+/, '').slice(0, 48) || 'node';
+  return `${host}-${pid}`;
+}

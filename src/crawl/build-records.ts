@@ -1,0 +1,65 @@
+import type { FetchFailure } from '../errors.js';
+import { RECORD_VERSION, type ErrsRecord, type LinksRecord } from '../store/records.js';
+import type { Commit, Target } from './fetch-page.js';
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The links record of a page (or redirect) commit. */
+export function buildLinksRecord(
+  commit: Extract<Commit, { type: 'page' }>,
+  options: { nodeId: string; nowMs: number; htmlPath: string | null },
+): LinksRecord {
+  const res = commit.response;
+  const etag = header(res.headers, 'etag');
+  const lastModified = header(res.headers, 'last-modified');
+  return {
+    v: RECORD_VERSION,
+    url: commit.target.url,
+    finalUrl: commit.finalUrl,
+    status: res.status,
+    contentType: res.contentType,
+    bytes: commit.body?.length ?? 0,
+    ...(res.truncated && commit.body !== null ? { truncated: true } : {}),
+    fetchedAt: new Date(options.nowMs).toISOString(),
+    depth: commit.target.depth,
+    node: options.nodeId,
+    durationMs: res.durationMs,
+    html: options.htmlPath,
+    ...(commit.charset !== undefined ? { charset: commit.charset } : {}),
+    ...(etag !== undefined ? { etag } : {}),
+    ...(lastModified !== undefined ? { lastModified } : {}),
+    ...(commit.redirects.length > 0 ? { redirects: commit.redirects } : {}),
+    links: commit.links,
+  };
+}
+
+/**
+ * The errs record after one more failed attempt. `previous` is the URL's earlier errs
+ * record, if any; `retryInMs` is the wait before the next attempt, undefined when final.
+ */
+export function buildErrsRecord(
+  target: Target,
+  failure: FetchFailure,
+  previous: ErrsRecord | undefined,
+  options: { nodeId: string; nowMs: number; retryInMs: number | undefined },
+): ErrsRecord {
+  const now = new Date(options.nowMs).toISOString();
+  const final = options.retryInMs === undefined;
+  return {
+    v: RECORD_VERSION,
+    url: target.url,
+    code: failure.code,
+    message: failure.message.slice(0, 500),
+    ...(failure.status !== undefined ? { status: failure.status } : {}),
+    final,
+    attempts: (previous?.attempts ?? 0) + 1,
+    firstAt: previous?.firstAt ?? now,
+    lastAt: now,
+    nextAttemptAt: final ? null : new Date(options.nowMs + options.retryInMs!).toISOString(),
+    depth: target.depth,
+    node: options.nodeId,
+  };
+}

@@ -1,0 +1,81 @@
+import { isUtf8 } from 'node:buffer';
+import { TextDecoder } from 'node:util';
+import { getEncoding } from 'encoding-sniffer';
+
+/** How far into a body the HTML encoding prescan looks for a <meta charset>. */
+const PRESCAN_BYTES = 4096;
+
+/** A label no page declares by accident: getEncoding returns it when it found nothing. */
+const NOT_FOUND = 'x-user-defined';
+
+/** The `charset` parameter of a Content-Type header, if any. */
+export function charsetOfContentType(contentType: string | null | undefined): string | undefined {
+  if (!contentType) return undefined;
+  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType);
+  return m?.[1];
+}
+
+/**
+ * The character encoding of an HTML body (WHATWG encoding sniffing, through encoding-sniffer):
+ * a byte order mark first, then the Content-Type charset, then a `<meta charset>` or
+ * `http-equiv` in the first 4 KiB. Two repairs for the real web: a page that declares nothing
+ * is UTF-8 when its bytes are valid UTF-8 and windows-1252 otherwise, and a page whose header
+ * says UTF-8 but whose bytes are not UTF-8 falls back to its meta tag (or windows-1252).
+ * Returns a WHATWG encoding name (`UTF-8`, `Shift_JIS`, `windows-1252`, ...).
+ */
+export function sniffCharset(body: Uint8Array, contentType: string | null | undefined, truncated: boolean): string {
+  const head = body.subarray(0, PRESCAN_BYTES);
+  const transport = charsetOfContentType(contentType);
+  const found = getEncoding(Buffer.from(head.buffer, head.byteOffset, head.byteLength), {
+    maxBytes: PRESCAN_BYTES,
+    transportLayerEncodingLabel: transport,
+    defaultEncoding: NOT_FOUND,
+  });
+  const validUtf8 = (): boolean => isUtf8(truncated ? completeUtf8Prefix(body) : body);
+  if (found === NOT_FOUND) return validUtf8() ? 'UTF-8' : 'windows-1252';
+  if (found === 'UTF-8' && transport !== undefined && !hasUtf8Bom(body) && !validUtf8()) {
+    const declared = getEncoding(Buffer.from(head.buffer, head.byteOffset, head.byteLength), {
+      maxBytes: PRESCAN_BYTES,
+      defaultEncoding: NOT_FOUND,
+    });
+    return declared === NOT_FOUND || declared === 'UTF-8' ? 'windows-1252' : declared;
+  }
+  return found;
+}
+
+function hasUtf8Bom(b: Uint8Array): boolean {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+}
+
+/** `b` without a UTF-8 sequence cut off at its end (a body truncated at --max-bytes). */
+export function completeUtf8Prefix(b: Uint8Array): Uint8Array {
+  for (let back = 1; back <= 4 && back <= b.length; back++) {
+    const byte = b[b.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? b.subarray(0, b.length - back) : b;
+  }
+  return b;
+}
+
+/** Encodings in which ASCII bytes always mean ASCII characters, so markup can be read bytewise. */
+export function isAsciiCompatible(encoding: string): boolean {
+  const e = encoding.toLowerCase();
+  return !(e.startsWith('utf-16') || e.startsWith('iso-2022') || e === 'replacement');
+}
+
+const decoders = new Map<string, TextDecoder>();
+
+/** Decodes bytes in `encoding` (a WHATWG name), falling back to UTF-8 for an unknown one. */
+export function decodeBytes(bytes: Uint8Array, encoding: string): string {
+  let d = decoders.get(encoding);
+  if (d === undefined) {
+    try {
+      d = new TextDecoder(encoding);
+    } catch {
+      d = new TextDecoder('utf-8');
+    }
+    decoders.set(encoding, d);
+  }
+  return d.decode(bytes);
+}

@@ -1,0 +1,166 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Clock } from '../config/clock.js';
+import { FetchFailure } from '../errors.js';
+import { isPrivateAddress, publicOnlyLookup } from './address-policy.js';
+import { classifyFetchError } from './classify-error.js';
+import { readBody } from './read-body.js';
+
+/** The part of the configuration the fetcher needs. */
+export interface FetcherOptions {
+  readonly userAgent: string;
+  readonly timeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly maxBytes: number;
+  readonly perHost: number;
+  readonly insecure: boolean;
+  readonly denyPrivate: boolean;
+}
+
+/** One HTTP response (one hop: redirects are the caller's business). */
+export interface FetchedResponse {
+  readonly url: string;
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  /** The Content-Type header without parameters, lowercased; null when absent. */
+  readonly mediaType: string | null;
+  readonly contentType: string | null;
+  /** Decoded body, when it was read (2xx HTML); null otherwise. */
+  readonly body: Buffer | null;
+  readonly truncated: boolean;
+  readonly durationMs: number;
+}
+
+/** Extra request headers for a conditional GET (recrawl). */
+export interface Validators {
+  readonly etag?: string;
+  readonly lastModified?: string;
+}
+
+/** Per-request options. */
+export interface FetchOptions {
+  /** Aborts the request from outside (shutdown). */
+  readonly signal?: AbortSignal | undefined;
+  readonly validators?: Validators | undefined;
+  /** Read the body of a 2xx response whatever its type (robots.txt). */
+  readonly anyType?: boolean;
+  /** Cap for this request instead of maxBytes. */
+  readonly maxBytes?: number;
+}
+
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+/** True for a media type whose body is read and parsed for links. */
+export function isHtmlType(mediaType: string | null): boolean {
+  return mediaType === null || HTML_TYPES.has(mediaType);
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Fetches one URL with one shared undici Agent (keep-alive, at most `perHost` connections
+ * per origin). Every request has a connect timeout, headers and idle-body timeouts and a
+ * total deadline that also covers the body, so a server that drips one byte a second loses
+ * its slot at the deadline. Bodies of 2xx HTML responses are read and decoded up to
+ * `maxBytes`; other bodies are discarded unread. Network failures are thrown as FetchFailure.
+ */
+export class Fetcher {
+  readonly #options: FetcherOptions;
+  readonly #clock: Clock;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+
+  constructor(options: FetcherOptions, deps: { clock: Clock; dispatcher?: Dispatcher }) {
+    this.#options = options;
+    this.#clock = deps.clock;
+    this.#ownsDispatcher = deps.dispatcher === undefined;
+    this.#dispatcher =
+      deps.dispatcher ??
+      new Agent({
+        connections: Math.max(1, options.perHost),
+        keepAliveTimeout: 10_000,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: Math.min(options.timeoutMs, 30_000),
+        connect: {
+          timeout: options.connectTimeoutMs,
+          rejectUnauthorized: !options.insecure,
+          ...(options.denyPrivate ? { lookup: publicOnlyLookup } : {}),
+        },
+      });
+  }
+
+  /** Fetches `url` (GET, no redirects followed). */
+  async fetch(url: string, options: FetchOptions = {}): Promise<FetchedResponse> {
+    const { signal, validators } = options;
+    const started = this.#clock.monotonic();
+    if (this.#options.denyPrivate) this.#refuseLiteralPrivate(url);
+    const deadline = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort();
+    }, this.#options.timeoutMs);
+    const onOuterAbort = (): void => deadline.abort();
+    signal?.addEventListener('abort', onOuterAbort, { once: true });
+    try {
+      const headers: Record<string, string> = {
+        'user-agent': this.#options.userAgent,
+        accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
+        'accept-encoding': 'gzip, deflate, br',
+      };
+      if (validators?.etag) headers['if-none-match'] = validators.etag;
+      if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
+      const res = await request(url, {
+        method: 'GET',
+        headers,
+        dispatcher: this.#dispatcher,
+        signal: deadline.signal,
+      });
+      const contentType = header(res.headers, 'content-type') ?? null;
+      const mediaType = contentType === null ? null : contentType.split(';')[0]!.trim().toLowerCase();
+      let body: Buffer | null = null;
+      let truncated = false;
+      if (res.statusCode >= 200 && res.statusCode < 300 && (options.anyType || isHtmlType(mediaType))) {
+        const cap = options.maxBytes ?? this.#options.maxBytes;
+        const read = await readBody(res.body, header(res.headers, 'content-encoding'), cap);
+        body = read.body;
+        truncated = read.truncated;
+      } else {
+        // Small error pages are drained so the connection can be reused; big ones close it.
+        await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      }
+      return {
+        url,
+        status: res.statusCode,
+        headers: res.headers,
+        mediaType,
+        contentType,
+        body,
+        truncated,
+        durationMs: Math.round(this.#clock.monotonic() - started),
+      };
+    } catch (err) {
+      if (signal?.aborted && !timedOut) throw new FetchFailure('ABORTED', 'transient', 'stopped', { cause: err });
+      throw classifyFetchError(err, timedOut);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  #refuseLiteralPrivate(url: string): void {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0 && isPrivateAddress(host)) {
+      throw new FetchFailure('PRIVATE_ADDRESS', 'final', `${host} is a private address (--deny-private)`);
+    }
+  }
+
+  /** Closes the connections (when the agent is our own). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+}

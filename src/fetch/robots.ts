@@ -1,0 +1,138 @@
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { Clock } from '../config/clock.js';
+import { FetchFailure } from '../errors.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import type { Layout } from '../store/layout.js';
+import { readWhole } from '../store/read-whole.js';
+import type { Fetcher } from './fetcher.js';
+
+/** The part of robots-parser's Robot that is used here. */
+interface Robot {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getCrawlDelay(ua?: string): number | undefined;
+}
+
+// robots-parser is CommonJS whose typings do not describe its default export under NodeNext.
+const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, text: string) => Robot;
+
+/** What a host's robots.txt allows. */
+export interface RobotsRules {
+  isAllowed(url: string): boolean;
+  /** Crawl-delay for our user agent, seconds, if the file gives one. */
+  readonly crawlDelaySeconds: number | undefined;
+  /** Where the rules came from: `file` (2xx), `none` (4xx: everything allowed), `ignored`. */
+  readonly source: 'file' | 'none' | 'ignored';
+}
+
+/** The rules when robots.txt is ignored or absent. */
+export const ALLOW_ALL: RobotsRules = Object.freeze({
+  isAllowed: () => true,
+  crawlDelaySeconds: undefined,
+  source: 'none' as const,
+});
+
+/** RFC 9309 §2.5: crawlers must parse at least 500 KiB; more is ignored. */
+const MAX_ROBOTS_BYTES = 500 * 1024;
+/** RFC 9309 §2.3.1.2: follow at least five redirects. */
+const MAX_ROBOTS_REDIRECTS = 5;
+
+const HEADER = /^# mountcrawl robots fetchedAt=(\S+) status=(\d+) url=(\S+)\n/;
+
+/** Rules from robots.txt text, for URLs of any scheme of the host. */
+export function parseRobots(text: string, robotsUrl: string, userAgent: string, source: 'file' | 'none'): RobotsRules {
+  const parsers = new Map<string, Robot>();
+  const parserFor = (origin: string): Robot => {
+    let p = parsers.get(origin);
+    if (p === undefined) {
+      p = robotsParser(`${origin}/robots.txt`, text);
+      parsers.set(origin, p);
+    }
+    return p;
+  };
+  const own = parserFor(new URL(robotsUrl).origin);
+  return {
+    // robots-parser answers undefined for another origin; the rules of a host apply to both
+    // of its schemes here (one host directory holds both).
+    isAllowed: (url) => parserFor(new URL(url).origin).isAllowed(url, userAgent) !== false,
+    crawlDelaySeconds: own.getCrawlDelay(userAgent),
+    source,
+  };
+}
+
+/** robots.txt could not be had now (5xx, timeout): the host waits and tries again. */
+export class RobotsUnavailable extends Error {
+  constructor(readonly reason: string) {
+    super(`robots.txt unavailable: ${reason}`);
+  }
+}
+
+/**
+ * Fetches robots.txt once per host and keeps it on the mount (robots/<host>.txt: a first
+ * comment line with fetch time, status and URL, then the body as received), so other nodes
+ * and later runs reuse it until it is older than `maxAgeMs`. 2xx: its rules; 4xx: everything
+ * allowed; 5xx or no answer: RobotsUnavailable (RFC 9309 §2.3.1.4: assume complete
+ * disallow for now). Redirects are followed, up to five.
+ */
+export class RobotsCache {
+  constructor(
+    private readonly layout: Layout,
+    private readonly fetcher: Fetcher,
+    private readonly options: { userAgent: string; maxAgeMs: number; nodeId: string; fsync: boolean },
+    private readonly clock: Clock,
+  ) {}
+
+  /** The rules of `hostDir`, whose pages are served at `origin` (scheme://host[:port]). */
+  async rules(hostDir: string, origin: string, signal?: AbortSignal): Promise<RobotsRules> {
+    const cached = await this.#readCached(hostDir);
+    if (cached !== undefined) return cached;
+    const robotsUrl = `${origin}/robots.txt`;
+    let url = robotsUrl;
+    for (let hop = 0; hop <= MAX_ROBOTS_REDIRECTS; hop++) {
+      let res;
+      try {
+        res = await this.fetcher.fetch(url, { signal, anyType: true, maxBytes: MAX_ROBOTS_BYTES });
+      } catch (err) {
+        if (err instanceof FetchFailure && err.code === 'ABORTED') throw err;
+        throw new RobotsUnavailable(err instanceof Error ? err.message : String(err));
+      }
+      const location = res.headers.location;
+      if (res.status >= 300 && res.status < 400 && location !== undefined) {
+        url = new URL(Array.isArray(location) ? location[0]! : location, url).href;
+        continue;
+      }
+      if (res.status >= 500 || res.status === 429) throw new RobotsUnavailable(`HTTP ${res.status}`);
+      const ok = res.status >= 200 && res.status < 300;
+      const body = ok && res.body !== null ? res.body.toString('utf8') : '';
+      await this.#store(hostDir, robotsUrl, res.status, body);
+      return parseRobots(body, robotsUrl, this.options.userAgent, ok ? 'file' : 'none');
+    }
+    // Too many redirects: RFC 9309 treats robots.txt as unavailable (4xx-like): allow.
+    await this.#store(hostDir, robotsUrl, 310, '');
+    return parseRobots('', robotsUrl, this.options.userAgent, 'none');
+  }
+
+  async #readCached(hostDir: string): Promise<RobotsRules | undefined> {
+    let text: string;
+    try {
+      text = (await readWhole(this.layout.robots(hostDir))).toString('utf8');
+    } catch {
+      return undefined;
+    }
+    const m = HEADER.exec(text);
+    if (m === null) return undefined;
+    const fetchedAt = Date.parse(m[1]!);
+    if (!(this.clock.now() - fetchedAt < this.options.maxAgeMs)) return undefined;
+    const status = Number(m[2]);
+    return parseRobots(text.slice(m[0].length), m[3]!, this.options.userAgent, status < 300 ? 'file' : 'none');
+  }
+
+  async #store(hostDir: string, robotsUrl: string, status: number, body: string): Promise<void> {
+    const header = `# mountcrawl robots fetchedAt=${new Date(this.clock.now()).toISOString()} status=${status} url=${robotsUrl}\n`;
+    await mkdir(this.layout.dir('robots'), { recursive: true });
+    await writeFileAtomic(this.layout.robots(hostDir), header + body, {
+      nodeId: this.options.nodeId,
+      fsync: this.options.fsync,
+    });
+  }
+}

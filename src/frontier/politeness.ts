@@ -1,0 +1,89 @@
+/** Per-host politeness rules, as data (STYLE: colly's LimitRule). */
+export interface PolitenessRules {
+  /** Requests in flight to the host at once. */
+  readonly perHost: number;
+  /** Least gap between request starts, milliseconds. */
+  readonly delayMs: number;
+  /** Longest Crawl-delay from robots.txt that is honoured, milliseconds. */
+  readonly crawlDelayCapMs: number;
+}
+
+/** Longest slow-down factor applied to a struggling host. */
+const MAX_SLOWDOWN = 64;
+
+/**
+ * The politeness state of one host: how many requests are in flight, when the next may
+ * start, and how much the host is slowed down. Times are monotonic milliseconds.
+ *
+ * - at most `perHost` in flight;
+ * - starts at least `max(delay, Crawl-delay)` apart, times the slow-down factor;
+ * - a 429 or 503 with Retry-After pauses the host until then;
+ * - every transient failure (5xx, timeout, reset) doubles the slow-down factor, up to 64;
+ *   every success halves it again.
+ */
+export class Politeness {
+  #inFlight = 0;
+  #lastStart = -Infinity;
+  #pausedUntil = 0;
+  #slowdown = 1;
+  #crawlDelayMs = 0;
+
+  constructor(private readonly rules: PolitenessRules) {}
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** The gap now enforced between starts, milliseconds. */
+  get gapMs(): number {
+    const base = Math.max(this.rules.delayMs, this.#crawlDelayMs);
+    return this.#slowdown === 1 ? base : Math.max(base, 250) * this.#slowdown;
+  }
+
+  /** Sets the robots.txt Crawl-delay (seconds in the file), capped. */
+  setCrawlDelay(seconds: number | undefined): void {
+    const ms = seconds === undefined || !Number.isFinite(seconds) || seconds < 0 ? 0 : seconds * 1000;
+    this.#crawlDelayMs = Math.min(ms, this.rules.crawlDelayCapMs);
+  }
+
+  /**
+   * When the next request may start: `now` or later, or Infinity while the host already has
+   * `perHost` requests in flight.
+   */
+  nextStartAt(now: number): number {
+    if (this.#inFlight >= this.rules.perHost) return Infinity;
+    return Math.max(now, this.#lastStart + this.gapMs, this.#pausedUntil);
+  }
+
+  started(now: number): void {
+    this.#inFlight++;
+    this.#lastStart = now;
+  }
+
+  /**
+   * Milliseconds to wait before a further request within a slot already held (the next hop
+   * of a redirect chain), 0 when it may go now. Call `hopStarted` when it goes.
+   */
+  hopWaitMs(now: number): number {
+    return Math.max(0, this.#lastStart + this.gapMs - now, this.#pausedUntil - now);
+  }
+
+  hopStarted(now: number): void {
+    this.#lastStart = now;
+  }
+
+  finished(outcome: 'ok' | 'transient' | 'final'): void {
+    this.#inFlight--;
+    if (outcome === 'transient') this.#slowdown = Math.min(MAX_SLOWDOWN, this.#slowdown * 2);
+    else if (outcome === 'ok' && this.#slowdown > 1) this.#slowdown /= 2;
+  }
+
+  /** No request before `until` (monotonic ms): a Retry-After, or robots.txt unavailable. */
+  pauseUntil(until: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, until);
+  }
+
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+}

@@ -1,0 +1,17 @@
+/** When to try a transiently failed URL again. */
+export interface RetryRules {
+  readonly maxAttempts: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+}
+
+/**
+ * Exponential backoff: after the n-th failed attempt, wait base * 2^(n-1), capped, or what
+ * the server asked for in Retry-After when that is longer. Returns undefined when
+ * `attempts` has reached the limit and the failure is final.
+ */
+export function nextRetryDelay(attempts: number, rules: RetryRules, retryAfterMs?: number): number | undefined {
+  if (attempts >= rules.maxAttempts) return undefined;
+  const backoff = Math.min(rules.retryMaxMs, rules.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.max(backoff, Math.min(retryAfterMs ?? 0, rules.retryMaxMs));
+}

@@ -1,0 +1,66 @@
+/** Severity of a log line. */
+export type Level = 'info' | 'warn' | 'error';
+
+/** Where a node's messages go (passed in, STYLE §6). */
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** A sink for finished lines; the progress display swaps it to print above its bars. */
+export type LineWriter = (line: string) => void;
+
+/**
+ * Log lines on stderr: `mountcrawl: message key=value` in plain mode, one JSON object per
+ * line with `--json`. `quiet` drops info lines (--no-progress keeps warnings and errors).
+ */
+export class StreamLogger implements Logger {
+  #write: LineWriter;
+
+  constructor(
+    private readonly options: { json: boolean; quiet: boolean; nodeId?: string; clock?: () => number },
+    write: LineWriter = (line) => process.stderr.write(`${line}\n`),
+  ) {
+    this.#write = write;
+  }
+
+  /** Redirects output (to print above a progress bar); returns the previous writer. */
+  setWriter(write: LineWriter): LineWriter {
+    const old = this.#write;
+    this.#write = write;
+    return old;
+  }
+
+  info(message: string, fields?: Record<string, unknown>): void {
+    if (!this.options.quiet) this.#log('info', message, fields);
+  }
+
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.#log('warn', message, fields);
+  }
+
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.#log('error', message, fields);
+  }
+
+  #log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
+    if (this.options.json) {
+      const time = new Date(this.options.clock?.() ?? Date.now()).toISOString();
+      this.#write(JSON.stringify({ time, level, node: this.options.nodeId, msg: message, ...fields }));
+      return;
+    }
+    const extra = Object.entries(fields)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
+    const prefix = level === 'info' ? 'mountcrawl:' : `mountcrawl: ${level}:`;
+    this.#write(extra === '' ? `${prefix} ${message}` : `${prefix} ${message} ${extra}`);
+  }
+}
+
+/** A logger that drops everything (tests, library use). */
+export const silentLogger: Logger = Object.freeze({
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+});

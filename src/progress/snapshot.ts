@@ -1,0 +1,55 @@
+import type { CrawlStats } from './stats.js';
+
+/** One line of progress: what a node shows (and what a child sends its supervisor). */
+export interface Snapshot {
+  readonly label: string;
+  readonly pages: number;
+  readonly queued: number;
+  readonly inFlight: number;
+  readonly errors: number;
+  readonly rate: number;
+  readonly round: number;
+  readonly hostsOwned: number;
+  readonly nodesAlive: number;
+  readonly state: string;
+}
+
+export function snapshotOf(label: string, stats: CrawlStats): Snapshot {
+  return {
+    label,
+    pages: stats.pages,
+    queued: stats.queued,
+    inFlight: stats.inFlight,
+    errors: stats.errorCount,
+    rate: Math.round(stats.rate() * 10) / 10,
+    round: stats.round,
+    hostsOwned: stats.hostsOwned,
+    nodesAlive: stats.nodesAlive,
+    state: stats.state,
+  };
+}
+
+/** The sum of several nodes' snapshots (the supervisor's total line). */
+export function totalOf(label: string, snaps: readonly Snapshot[]): Snapshot {
+  const sum = (f: (s: Snapshot) => number): number => snaps.reduce((a, s) => a + f(s), 0);
+  return {
+    label,
+    pages: sum((s) => s.pages),
+    queued: sum((s) => s.queued),
+    inFlight: sum((s) => s.inFlight),
+    errors: sum((s) => s.errors),
+    rate: Math.round(sum((s) => s.rate) * 10) / 10,
+    round: Math.max(0, ...snaps.map((s) => s.round)),
+    hostsOwned: sum((s) => s.hostsOwned),
+    nodesAlive: Math.max(0, ...snaps.map((s) => s.nodesAlive)),
+    state: snaps.every((s) => s.state === snaps[0]?.state) ? (snaps[0]?.state ?? '') : 'mixed',
+  };
+}
+
+/** One plain line for logs off a terminal. */
+export function formatLine(s: Snapshot): string {
+  return (
+    `${s.label}: ${s.pages} pages, ${s.queued} queued, ${s.inFlight} in flight, ${s.errors} errors, ` +
+    `${s.rate}/s, round ${s.round}, ${s.hostsOwned} hosts, ${s.nodesAlive} nodes, ${s.state}`
+  );
+}

@@ -1,0 +1,77 @@
+/** What a crawl cut off on purpose, counted for the end summary (docs/traps.md). */
+export interface CutCounts {
+  /** Links deeper than --max-depth. */
+  depth: number;
+  /** Links longer than the URL length limit. */
+  tooLong: number;
+  /** URLs with a path segment repeated too often. */
+  repeatedSegment: number;
+  /** URLs beyond the per-pattern budget (--max-pages-per-pattern). */
+  patternBudget: number;
+  /** URLs of hosts past --max-pages-per-host. */
+  hostBudget: number;
+  /** Links dropped from memory because the frontier was full (still on disk). */
+  frontierFull: number;
+  /** Pages cut at --max-bytes. */
+  truncated: number;
+  /** Hosts left alone for the run (robots.txt unavailable too many times). */
+  hostGaveUp: number;
+}
+
+/** Counters of one node's run; the progress display, the heartbeat and the summary read them. */
+export class CrawlStats {
+  /** Links records written (pages, redirects, non-HTML). */
+  pages = 0;
+  /** Of which HTML pages stored under html/. */
+  htmlPages = 0;
+  /** Body bytes stored. */
+  bytes = 0;
+  /** HTTP requests made (pages, redirect hops, robots.txt). */
+  requests = 0;
+  /** Errs records written, by code (a URL retried three times counts three times). */
+  readonly errors = new Map<string, number>();
+  /** URLs whose failure became final, by code. */
+  readonly finalErrors = new Map<string, number>();
+  readonly cut: CutCounts = {
+    depth: 0,
+    tooLong: 0,
+    repeatedSegment: 0,
+    patternBudget: 0,
+    hostBudget: 0,
+    frontierFull: 0,
+    truncated: 0,
+    hostGaveUp: 0,
+  };
+  round = 0;
+  queued = 0;
+  inFlight = 0;
+  hostsOwned = 0;
+  nodesAlive = 1;
+  state = 'starting';
+  readonly #samples: { at: number; pages: number }[] = [];
+
+  constructor(private readonly monotonic: () => number) {
+    this.#samples.push({ at: monotonic(), pages: 0 });
+  }
+
+  countError(code: string, final: boolean): void {
+    this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
+    if (final) this.finalErrors.set(code, (this.finalErrors.get(code) ?? 0) + 1);
+  }
+
+  get errorCount(): number {
+    let n = 0;
+    for (const v of this.errors.values()) n += v;
+    return n;
+  }
+
+  /** Pages per second over roughly the last ten seconds. */
+  rate(): number {
+    const now = this.monotonic();
+    this.#samples.push({ at: now, pages: this.pages });
+    while (this.#samples.length > 2 && now - this.#samples[1]!.at > 10_000) this.#samples.shift();
+    const first = this.#samples[0]!;
+    const dt = (now - first.at) / 1000;
+    return dt <= 0 ? 0 : (this.pages - first.pages) / dt;
+  }
+}

@@ -1,0 +1,45 @@
+import type { CrawlStats } from './stats.js';
+
+/** Human-readable byte count. */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
+}
+
+/** The end-of-run summary as data (printed as JSON with --json). */
+export function summaryOf(stats: CrawlStats, seconds: number, reason: string): Record<string, unknown> {
+  const cut = Object.fromEntries(Object.entries(stats.cut).filter(([, v]) => v > 0));
+  return {
+    reason,
+    pages: stats.pages,
+    htmlPages: stats.htmlPages,
+    bytes: stats.bytes,
+    requests: stats.requests,
+    seconds: Math.round(seconds * 10) / 10,
+    pagesPerSecond: seconds > 0 ? Math.round((stats.pages / seconds) * 10) / 10 : 0,
+    rounds: stats.round,
+    errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
+    finalErrors: Object.fromEntries([...stats.finalErrors].sort((a, b) => b[1] - a[1])),
+    cut,
+  };
+}
+
+/** The end-of-run summary as a few plain lines. */
+export function formatSummary(stats: CrawlStats, seconds: number, reason: string): string {
+  const s = summaryOf(stats, seconds, reason);
+  const lines = [
+    `done (${reason}): ${stats.pages} pages (${stats.htmlPages} HTML, ${formatBytes(stats.bytes)}) in ${s.seconds} s, ` +
+      `${s.pagesPerSecond} pages/s, ${stats.requests} requests, ${stats.round} rounds`,
+  ];
+  const errs = Object.entries(s.errors as Record<string, number>);
+  lines.push(errs.length === 0 ? 'errors: none' : `errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  const cut = Object.entries(s.cut as Record<string, number>);
+  if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  return lines.join('\n');
+}

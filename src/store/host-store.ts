@@ -1,0 +1,155 @@
+import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { isKey } from '../url/key.js';
+import { mapLimit } from '../util/map-limit.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { Layout, tempOwner, type HostKind } from './layout.js';
+import { readJsonValidated } from './read-whole.js';
+import { asErrsRecord, serializeRecord, type ErrsRecord, type LinksRecord } from './records.js';
+
+/** Reads in flight at once when a host's errs records are loaded. */
+const READ_PARALLELISM = 16;
+
+/** What is on the mount for one host, read once when a node takes the host. */
+export interface HostListing {
+  /** Keys that have a links record: done. */
+  readonly linksKeys: Set<string>;
+  /** The errs records of the host, by key. */
+  readonly errs: Map<string, ErrsRecord>;
+  /** Temporary files removed because their writer is gone. */
+  readonly removedTemps: number;
+}
+
+/**
+ * Reads and writes one host's files: html/<host>/, links/<host>/, errs/<host>/ (DESIGN §2).
+ * Every write is atomic (temp file, then rename), and a page's links record is written
+ * after its html file (invariant 2), so a key is done exactly when its links record exists.
+ */
+export class HostStore {
+  readonly #layout: Layout;
+  readonly #nodeId: string;
+  readonly #fsync: boolean;
+  readonly #madeDirs = new Set<string>();
+
+  constructor(layout: Layout, options: { nodeId: string; fsync: boolean }) {
+    this.#layout = layout;
+    this.#nodeId = options.nodeId;
+    this.#fsync = options.fsync;
+  }
+
+  get layout(): Layout {
+    return this.#layout;
+  }
+
+  /**
+   * Makes html|links|errs/<host>. Never recursive: if the top-level directory is gone (the
+   * mount dropped and left an empty local directory), this fails instead of quietly building
+   * a new tree where the mount was.
+   */
+  async #ensureDir(kind: HostKind, hostDir: string): Promise<void> {
+    const id = `${kind}/${hostDir}`;
+    if (this.#madeDirs.has(id)) return;
+    await mkdir(this.#layout.hostDir(kind, hostDir)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+    this.#madeDirs.add(id);
+  }
+
+  /** Writes atomically; a host directory removed behind our back is made again, once. */
+  async #write(kind: HostKind, hostDir: string, path: string, data: string | Uint8Array): Promise<void> {
+    await this.#ensureDir(kind, hostDir);
+    try {
+      await writeFileAtomic(path, data, { nodeId: this.#nodeId, fsync: this.#fsync });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this.#madeDirs.delete(`${kind}/${hostDir}`);
+      await this.#ensureDir(kind, hostDir);
+      await writeFileAtomic(path, data, { nodeId: this.#nodeId, fsync: this.#fsync });
+    }
+  }
+
+  /** Stores a fetched page: the body (when there is one), then its links record. */
+  async writePage(hostDir: string, key: string, body: Uint8Array | null, record: LinksRecord): Promise<void> {
+    if (body !== null) await this.#write('html', hostDir, this.#layout.html(hostDir, key), body);
+    await this.#write('links', hostDir, this.#layout.links(hostDir, key), serializeRecord(record));
+  }
+
+  /** Writes (or replaces) the errs record of a key. */
+  async writeErrs(hostDir: string, key: string, record: ErrsRecord): Promise<void> {
+    await this.#write('errs', hostDir, this.#layout.errs(hostDir, key), serializeRecord(record));
+  }
+
+  /** Removes the errs record of a key that has now succeeded. */
+  async removeErrs(hostDir: string, key: string): Promise<void> {
+    await unlink(this.#layout.errs(hostDir, key)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+
+  /**
+   * Checks that the mount takes a write again: a 64 KiB file (a page-sized write, so a disk
+   * that has only a few bytes left still fails) written atomically, then removed.
+   */
+  async probe(): Promise<void> {
+    const path = `${this.#layout.dir('nodes')}/.probe-${this.#nodeId}`;
+    await writeFileAtomic(path, Buffer.alloc(64 * 1024, 0x20), { nodeId: this.#nodeId, fsync: false });
+    await unlink(path);
+  }
+
+  /**
+   * Lists a host's directories once (no stat per URL): the keys with links records, the errs
+   * records, and removes temporary files whose writer `isGone` says is dead or is a previous
+   * incarnation (DESIGN invariant 4). Missing directories are an empty host.
+   */
+  async listHost(hostDir: string, isGone: (nodeId: string) => boolean): Promise<HostListing> {
+    const [html, links, errs] = await Promise.all(
+      (['html', 'links', 'errs'] as const).map((kind) => this.#list(kind, hostDir)),
+    );
+    let removedTemps = 0;
+    const linksKeys = new Set<string>();
+    const errKeys: string[] = [];
+    const removals: Promise<void>[] = [];
+    for (const [kind, names, into] of [
+      ['html', html!, undefined],
+      ['links', links!, linksKeys],
+      ['errs', errs!, errKeys],
+    ] as const) {
+      for (const name of names) {
+        const owner = tempOwner(name);
+        if (owner !== undefined) {
+          if (isGone(owner)) {
+            removedTemps++;
+            removals.push(unlink(`${this.#layout.hostDir(kind, hostDir)}/${name}`).catch(() => undefined));
+          }
+          continue;
+        }
+        if (into === undefined || !name.endsWith('.json')) continue;
+        const key = name.slice(0, -5);
+        if (!isKey(key)) continue;
+        if (into instanceof Set) into.add(key);
+        else into.push(key);
+      }
+    }
+    await Promise.all(removals);
+    const errsMap = new Map<string, ErrsRecord>();
+    await mapLimit(errKeys, READ_PARALLELISM, async (key) => {
+        try {
+          errsMap.set(key, await readJsonValidated(this.#layout.errs(hostDir, key), asErrsRecord));
+        } catch (err) {
+          // A vanished or unreadable errs record is a URL that is simply not done.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof SyntaxError) && !(err instanceof TypeError)) {
+            throw err;
+          }
+        }
+    });
+    return { linksKeys, errs: errsMap, removedTemps };
+  }
+
+  async #list(kind: HostKind, hostDir: string): Promise<string[]> {
+    try {
+      return await readdir(this.#layout.hostDir(kind, hostDir));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+}

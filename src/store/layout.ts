@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+
+/**
+ * Where everything lives in the data directory (DESIGN §2). The only module that builds
+ * paths on the mount: every other module asks it.
+ */
+export const DIRS = Object.freeze({
+  seeds: 'seeds',
+  html: 'html',
+  links: 'links',
+  errs: 'errs',
+  hosts: 'hosts',
+  nodes: 'nodes',
+  robots: 'robots',
+});
+
+/** Written when a data directory is created; its absence later means the mount is gone. */
+export const MARKER_FILE = '.mountcrawl';
+
+/** The per-host record directories, in the order a host's files are written. */
+export type HostKind = 'html' | 'links' | 'errs';
+
+export class Layout {
+  constructor(readonly root: string) {}
+
+  dir(name: keyof typeof DIRS): string {
+    return join(this.root, DIRS[name]);
+  }
+
+  hostDir(kind: HostKind, hostDir: string): string {
+    return join(this.root, DIRS[kind], hostDir);
+  }
+
+  html(hostDir: string, key: string): string {
+    return join(this.root, DIRS.html, hostDir, `${key}.html`);
+  }
+
+  links(hostDir: string, key: string): string {
+    return join(this.root, DIRS.links, hostDir, `${key}.json`);
+  }
+
+  errs(hostDir: string, key: string): string {
+    return join(this.root, DIRS.errs, hostDir, `${key}.json`);
+  }
+
+  seed(key: string): string {
+    return join(this.root, DIRS.seeds, `${key}.url`);
+  }
+
+  lease(hostDir: string): string {
+    return join(this.root, DIRS.hosts, `${hostDir}.lease`);
+  }
+
+  node(nodeId: string): string {
+    return join(this.root, DIRS.nodes, `${nodeId}.json`);
+  }
+
+  robots(hostDir: string): string {
+    return join(this.root, DIRS.robots, `${hostDir}.txt`);
+  }
+
+  marker(): string {
+    return join(this.root, MARKER_FILE);
+  }
+
+  /** Path of an html file relative to the root, as links records cite it. */
+  relativeHtml(hostDir: string, key: string): string {
+    return `${DIRS.html}/${hostDir}/${key}.html`;
+  }
+}
+
+/**
+ * Temporary files are hidden (leading dot, so `ls` and fast-glob skip them) and name their
+ * writer: `.<final name>~<node id>~<sequence>.tmp`. Whoever takes over a dead node's hosts
+ * removes them (DESIGN invariant 4). `~` separates the parts: it appears in no final name and
+ * in no node id.
+ */
+export function tempName(finalName: string, nodeId: string, seq: number): string {
+  return `.${finalName}~${nodeId}~${seq.toString(36)}.tmp`;
+}
+
+const TEMP = /^\.[^~]+~([A-Za-z0-9._-]+)~[0-9a-z]+\.tmp$/;
+
+/** The node id inside a temporary file name, or undefined when `name` is not one. */
+export function tempOwner(name: string): string | undefined {
+  const m = TEMP.exec(name);
+  return m === null ? undefined : m[1];
+}

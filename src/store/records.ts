@@ -1,0 +1,104 @@
+/**
+ * The records a node writes (DESIGN §2). A links record is the commit record of a fetched
+ * URL: the key is done once it exists. An errs record says why a URL failed and whether it
+ * is worth another attempt. Both are pretty-printed JSON for people to read; `v` is the
+ * record format version.
+ */
+
+export const RECORD_VERSION = 1;
+
+/** One hop of a redirect chain. */
+export interface RedirectHop {
+  readonly url: string;
+  readonly status: number;
+  readonly location: string;
+}
+
+export interface LinksRecord {
+  readonly v: number;
+  /** The normalized URL this record is for (its key is the SHA-224 of this string). */
+  readonly url: string;
+  /** Where the fetch ended after redirects this node followed. */
+  readonly finalUrl: string;
+  /** HTTP status of the first response (a 3xx for a URL that redirected). */
+  readonly status: number;
+  readonly contentType: string | null;
+  /** Decoded body bytes kept (0 when the body was not read). */
+  readonly bytes: number;
+  /** True when the body was cut at --max-bytes. */
+  readonly truncated?: boolean;
+  /** Wall-clock time of the fetch, ISO 8601. */
+  readonly fetchedAt: string;
+  /** Hops from a seed. */
+  readonly depth: number;
+  /** Id of the node that wrote the record. */
+  readonly node: string;
+  readonly durationMs: number;
+  /** Path of the stored body relative to the data directory, or null when none is stored. */
+  readonly html: string | null;
+  readonly charset?: string;
+  readonly etag?: string;
+  readonly lastModified?: string;
+  /** The hops this URL went through, when it redirected. */
+  readonly redirects?: readonly RedirectHop[];
+  /** Absolute, normalized, deduplicated links found (or the redirect target). */
+  readonly links: readonly string[];
+}
+
+export interface ErrsRecord {
+  readonly v: number;
+  readonly url: string;
+  /** Stable error code (docs/errors.md). */
+  readonly code: string;
+  readonly message: string;
+  readonly status?: number;
+  /** True when no further attempt will be made. */
+  readonly final: boolean;
+  readonly attempts: number;
+  readonly firstAt: string;
+  readonly lastAt: string;
+  /** When the next attempt may be made (ISO 8601), or null when final. */
+  readonly nextAttemptAt: string | null;
+  readonly depth: number;
+  readonly node: string;
+}
+
+function fail(what: string): never {
+  throw new TypeError(`not a valid ${what}`);
+}
+
+/** Checks that a parsed value has the fields every reader of a links record relies on. */
+export function asLinksRecord(value: unknown): LinksRecord {
+  const r = value as Partial<LinksRecord> | null;
+  if (
+    r === null ||
+    typeof r !== 'object' ||
+    typeof r.url !== 'string' ||
+    typeof r.depth !== 'number' ||
+    !Array.isArray(r.links)
+  ) {
+    fail('links record');
+  }
+  return r as LinksRecord;
+}
+
+/** Checks that a parsed value has the fields every reader of an errs record relies on. */
+export function asErrsRecord(value: unknown): ErrsRecord {
+  const r = value as Partial<ErrsRecord> | null;
+  if (
+    r === null ||
+    typeof r !== 'object' ||
+    typeof r.url !== 'string' ||
+    typeof r.code !== 'string' ||
+    typeof r.final !== 'boolean' ||
+    typeof r.attempts !== 'number'
+  ) {
+    fail('errs record');
+  }
+  return r as ErrsRecord;
+}
+
+/** The text written for a record: indented JSON, one link per line, ending in a newline. */
+export function serializeRecord(record: LinksRecord | ErrsRecord): string {
+  return `${JSON.stringify(record, null, 1)}\n`;
+}
