@@ -51,7 +51,7 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}): Pro
   const seconds = (systemClock.monotonic() - started) / 1000;
   if (config.json) {
     process.stderr.write(`${JSON.stringify({ level: 'info', node: config.nodeId, msg: 'summary', ...summaryOf(node.stats, seconds, result.reason) })}\n`);
-  } else if (config.progress) {
+  } else {
     process.stderr.write(`${formatSummary(node.stats, seconds, result.reason)}\n`);
   }
   if (result.message !== undefined && result.exitCode !== ExitCode.OK) {

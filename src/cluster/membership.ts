@@ -138,7 +138,9 @@ export class Membership {
         this.#peers.delete(id); // left (record removed)
         continue;
       }
-      if (!peer.alive && now - peer.lastChange > 2 * this.#options.deadAfterMs) {
+      // A dead process of this machine goes at once; others only after twice the dead-after
+      // time, so that a node that was merely slow does not lose its record under it.
+      if (!peer.alive && (isDeadLocalProcess(peer.record) || now - peer.lastChange > 2 * this.#options.deadAfterMs)) {
         await unlink(this.#layout.node(id)).catch(() => undefined);
         this.#peers.delete(id);
       }

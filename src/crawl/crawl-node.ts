@@ -4,7 +4,7 @@ import { Membership } from '../cluster/membership.js';
 import { Ownership } from '../cluster/ownership.js';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import { ExitCode, FetchFailure, describeError, mountFaultCode } from '../errors.js';
+import { ExitCode, FatalError, FetchFailure, describeError, mountFaultCode } from '../errors.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { ALLOW_ALL, RobotsCache, RobotsUnavailable } from '../fetch/robots.js';
 import { hasRepeatedSegment, urlShape } from '../frontier/traps.js';
@@ -23,7 +23,7 @@ import { fetchPage, type Commit, type PageOutcome, type Target } from './fetch-p
 import { HostState, type QueueItem } from './host-state.js';
 import { Reseeder, type OfferResult, type ReseedSink } from './reseeder.js';
 import { Ring } from './ring.js';
-import { writeSeeds } from './seeds.js';
+import { hasSeeds, writeSeeds } from './seeds.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -119,6 +119,13 @@ export class CrawlNode {
       this.#clock,
     );
     await writeSeeds(layout, this.#config.seedUrls, this.#config.nodeId);
+    if (!this.#config.watch && !(await hasSeeds(layout))) {
+      throw new FatalError(
+        'NO_SEEDS',
+        `nothing to crawl: give URLs, --seeds-file, or add seeds with \`mountcrawl seed URL --data ${this.#config.dataDir}\` (or use --watch to wait for them)`,
+        ExitCode.USAGE,
+      );
+    }
     await this.#membership.beat(this.#status('starting'));
     await this.#membership.observe();
     this.#ownership.setLive(this.#membership.liveIds());

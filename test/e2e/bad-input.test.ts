@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { FAST, runCli, tempDir } from '../support/cli.js';
+import { listFiles } from '../support/data-files.js';
+
+/** One line on stderr, of the form `mountcrawl: CODE: ...`, and no stack trace. */
+function assertOneLine(stderr: string, code: string): void {
+  const lines = stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `expected one line, got:\n${stderr}`);
+  assert.match(lines[0]!, new RegExp(`^mountcrawl: ${code}: `));
+  assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+}
+
+describe('bad input gets one clear line and a non-zero exit', () => {
+  let tmp: { path: string; cleanup: () => Promise<void> };
+  before(async () => {
+    tmp = await tempDir();
+  });
+  after(async () => {
+    await tmp.cleanup();
+  });
+
+  test('an invalid URL', async () => {
+    const r = await runCli(['crawl', 'not a url', '--data', join(tmp.path, 'd1'), ...FAST]);
+    assert.equal(r.code, 2);
+    assertOneLine(r.stderr, 'BAD_URL');
+    assert.deepEqual(await listFiles(join(tmp.path, 'd1')), [], 'nothing written');
+  });
+
+  test('a URL of another scheme', async () => {
+    const r = await runCli(['crawl', 'ftp://example.com/', '--data', join(tmp.path, 'd1')]);
+    assert.equal(r.code, 2);
+    assertOneLine(r.stderr, 'BAD_URL');
+  });
+
+  test('an unknown option', async () => {
+    const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--no-such-option']);
+    assert.equal(r.code, 2);
+    assertOneLine(r.stderr, 'BAD_OPTION');
+    assert.match(r.stderr, /--no-such-option/);
+  });
+
+  test('a bad option value', async () => {
+    for (const args of [
+      ['--per-host', '0'],
+      ['--timeout', 'soon'],
+      ['--max-bytes', '12 parsecs'],
+      ['--scope', 'galaxy'],
+      ['--include', '(['],
+      ['--node-id', '../evil'],
+    ]) {
+      const r = await runCli(['crawl', 'http://127.0.0.1:9/', ...args]);
+      assert.equal(r.code, 2, args.join(' '));
+      assertOneLine(r.stderr, 'BAD_OPTION');
+    }
+  });
+
+  test('a data directory that cannot be created', async () => {
+    const file = join(tmp.path, 'a-file');
+    await writeFile(file, 'x');
+    const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--data', join(file, 'data'), ...FAST]);
+    assert.equal(r.code, 3);
+    assertOneLine(r.stderr, 'DATA_DIR_UNUSABLE');
+  });
+
+  test('a non-empty directory that is not a data directory', async () => {
+    const dir = join(tmp.path, 'home');
+    await mkdir(dir);
+    await writeFile(join(dir, 'thesis.tex'), 'precious');
+    const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--data', dir, ...FAST]);
+    assert.equal(r.code, 3);
+    assertOneLine(r.stderr, 'NOT_A_DATA_DIR');
+    assert.deepEqual(await listFiles(dir), ['thesis.tex'], 'nothing written into it');
+  });
+
+  test('nothing to crawl', async () => {
+    const r = await runCli(['crawl', '--data', join(tmp.path, 'empty'), ...FAST]);
+    assert.equal(r.code, 2);
+    assertOneLine(r.stderr, 'NO_SEEDS');
+  });
+
+  test('status of a directory that does not exist', async () => {
+    const r = await runCli(['status', '--data', join(tmp.path, 'nowhere')]);
+    assert.equal(r.code, 3);
+    assertOneLine(r.stderr, 'NO_DATA_DIR');
+  });
+});

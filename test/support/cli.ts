@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The CLI as a user runs it: bin/mountcrawl.js of this checkout (built by `npm test`). */
+export const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Options every test crawl uses: fast heartbeats, no politeness delay, quiet. */
+export const FAST = ['--delay', '0', '--heartbeat', '100', '--dead-after', '1500', '--no-progress', '--retry-delay', '0.2'];
+
+/** Starts the CLI; the caller owns the child (and must wait for it or kill it by pid). */
+export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess & { done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, MOUNTCRAWL_DATA: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliResult>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return Object.assign(child, { done });
+}
+
+/** Runs the CLI to its end (killing it after `timeoutMs`). */
+export async function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+  const child = spawnCli(args, options.env);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  try {
+    return await child.done;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export async function tempDir(prefix = 'mountcrawl-test-'): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+}
