@@ -15,14 +15,23 @@ export function parseWhole(flag: string, raw: string, min: number, allowInfinity
   return Number(v);
 }
 
-/** A decimal number of seconds > 0 (`2`, `0.5`), returned in milliseconds. */
+/** Longest delay a Node.js timer takes (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A decimal number of seconds > 0 (`2`, `0.5`), returned in whole milliseconds: at least 1
+ * unless `allowZero`, at most MAX_TIMER_MS.
+ */
 export function parseSeconds(flag: string, raw: string, allowZero = false): number {
   const v = raw.trim();
   const n = Number(v);
-  if (v === '' || !Number.isFinite(n) || n < 0 || (!allowZero && n === 0)) {
-    throw usageError(`${flag} must be a number of seconds${allowZero ? ' >= 0' : ' > 0'}, got ${JSON.stringify(raw)}`);
+  const ms = Math.round(n * 1000);
+  if (v === '' || !Number.isFinite(n) || n < 0 || (!allowZero && ms === 0) || ms > MAX_TIMER_MS) {
+    throw usageError(
+      `${flag} must be a number of seconds${allowZero ? ' >= 0' : ' > 0'} and at most ${MAX_TIMER_MS / 1000}, got ${JSON.stringify(raw)}`,
+    );
   }
-  return Math.round(n * 1000);
+  return ms;
 }
 
 const SIZE_UNITS: Record<string, number> = {
@@ -39,14 +48,15 @@ const SIZE_UNITS: Record<string, number> = {
   gib: 1024 ** 3,
 };
 
-/** A byte count: `1048576`, `512k`, `10MiB`, `1GB`. */
+/** A byte count of at least 1: `1048576`, `512k`, `10MiB`, `1GB` (k, m, g are binary; kb, mb, gb decimal). */
 export function parseSize(flag: string, raw: string): number {
   const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*$/i.exec(raw);
   const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
-  if (!m || unit === undefined || Number(m[1]) <= 0) {
+  const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : 0;
+  if (bytes < 1 || !Number.isSafeInteger(bytes)) {
     throw usageError(`${flag} must be a size such as 1048576, 512k or 10MiB, got ${JSON.stringify(raw)}`);
   }
-  return Math.floor(Number(m[1]) * unit);
+  return bytes;
 }
 
 /** A regular expression (JavaScript syntax). */

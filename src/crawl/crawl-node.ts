@@ -23,6 +23,7 @@ import { fetchPage, type Commit, type PageOutcome, type Target } from './fetch-p
 import { HostState, type QueueItem } from './host-state.js';
 import { Reseeder, type OfferResult, type ReseedSink } from './reseeder.js';
 import { Ring } from './ring.js';
+import { setMaxListeners } from 'node:events';
 import { hasSeeds, writeSeeds } from './seeds.js';
 
 /** What a node's run came to. */
@@ -90,6 +91,8 @@ export class CrawlNode {
     this.#fetcher = new Fetcher(config, { clock: deps.clock, ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}) });
     this.#scope = new ScopeFilter(config.scope, config.include, config.exclude);
     this.#ownership = new Ownership(config.nodeId, config.partition);
+    // Every request in flight listens for the stop signal.
+    setMaxListeners(Infinity, this.#abort.signal);
   }
 
   /** Asks the node to stop gracefully: in-flight requests finish (or are abandoned after a grace period). */
@@ -398,7 +401,10 @@ export class CrawlNode {
     host.retries.length = 0;
     if (host.wakeTimer) clearTimeout(host.wakeTimer);
     if (host.retryTimer) clearTimeout(host.retryTimer);
-    if (why === 'lost') this.#log.warn('lost the lease of a host', { host: host.dir });
+    if (why === 'lost') {
+      host.leaseLost = true;
+      this.#log.warn('lost the lease of a host', { host: host.dir });
+    }
     const finish = async (): Promise<void> => {
       if (why === 'moved' && wasReady) await this.#leases.release(host.dir).catch(() => undefined);
       else this.#leases.forget(host.dir);
@@ -544,7 +550,9 @@ export class CrawlNode {
       const first = outcome.commits[0]!;
       if (first.type === 'error') kind = first.failure.kind;
       const aborted = first.type === 'error' && first.failure.code === 'ABORTED';
-      if (aborted || host.phase !== 'ready' || this.#fenced()) {
+      // A host that moved to another node is still ours until its in-flight requests are
+      // committed and the lease is released; a host whose lease was lost is not.
+      if (aborted || host.leaseLost || this.#fenced()) {
         this.#unclaim(host, item, outcome);
         return;
       }

@@ -55,6 +55,8 @@ export class HostState {
   robotsFailures = 0;
   /** Monotonic time before which robots.txt is not asked for again. */
   robotsRetryAt = 0;
+  /** True once another node took the host's lease: nothing more may be written for it. */
+  leaseLost = false;
   /** True when robots.txt stayed unavailable: the host is left alone for this run. */
   gaveUp = false;
   /** True while the host sits in the scheduler's ready ring. */

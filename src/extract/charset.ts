@@ -66,6 +66,15 @@ export function isAsciiCompatible(encoding: string): boolean {
 
 const decoders = new Map<string, TextDecoder>();
 
+/**
+ * windows-1252 bytes 0x80 to 0x9F (WHATWG index): Node 20's TextDecoder decodes that label as
+ * ISO-8859-1 and gives C1 controls for them (nodejs/node#56542), so they are mapped here.
+ * The five bytes the index leaves undefined map to themselves.
+ */
+const WINDOWS_1252_C1 =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
 /** Decodes bytes in `encoding` (a WHATWG name), falling back to UTF-8 for an unknown one. */
 export function decodeBytes(bytes: Uint8Array, encoding: string): string {
   let d = decoders.get(encoding);
@@ -77,5 +86,7 @@ export function decodeBytes(bytes: Uint8Array, encoding: string): string {
     }
     decoders.set(encoding, d);
   }
-  return d.decode(bytes);
+  const text = d.decode(bytes);
+  if (d.encoding !== 'windows-1252') return text;
+  return text.replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_C1[c.charCodeAt(0) - 0x80]!);
 }

@@ -38,12 +38,14 @@ function collectHrefs(body: Uint8Array, charset: string): { hrefs: string[]; bas
   let base: string | undefined;
   let tag = Tag.Other;
   let inHref = false;
+  let hrefSeen = false; // a repeated attribute is ignored, as browsers do: the first href wins
   let value = '';
 
   const callbacks: TokenizerCallbacks = {
     onopentagname(start, end) {
       const len = end - start;
       tag = Tag.Other;
+      hrefSeen = false;
       if (len === 1) {
         if ((text.charCodeAt(start) | 0x20) === 0x61) tag = Tag.Link; // a
       } else if (len === 4) {
@@ -53,7 +55,8 @@ function collectHrefs(body: Uint8Array, charset: string): { hrefs: string[]; bas
       }
     },
     onattribname(start, end) {
-      inHref = tag !== Tag.Other && end - start === 4 && text.slice(start, end).toLowerCase() === 'href';
+      inHref = tag !== Tag.Other && !hrefSeen && end - start === 4 && text.slice(start, end).toLowerCase() === 'href';
+      hrefSeen ||= inHref;
       value = '';
     },
     onattribdata(start, end) {

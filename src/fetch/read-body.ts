@@ -16,21 +16,39 @@ export interface BodyBytes {
  */
 class InflateAuto extends Transform {
   private inner: zlib.Inflate | zlib.InflateRaw | undefined;
+  /** A first chunk of one byte, held until a second byte says which decoder to use. */
+  private head: Buffer | undefined;
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     if (this.inner === undefined) {
-      const zlibHeader = chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0;
-      this.inner = zlibHeader ? zlib.createInflate() : zlib.createInflateRaw();
-      this.inner.on('data', (d: Buffer) => this.push(d));
-      this.inner.on('error', (err) => this.destroy(err));
+      const first = this.head === undefined ? chunk : Buffer.concat([this.head, chunk]);
+      this.head = undefined;
+      if (first.length < 2) {
+        this.head = first;
+        return done();
+      }
+      this.start(first).write(first, () => done());
+      return;
     }
     this.inner.write(chunk, () => done());
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.inner === undefined) return done();
-    this.inner.once('end', () => done());
-    this.inner.end();
+    if (this.inner === undefined && this.head === undefined) return done();
+    const inner = this.inner ?? this.start(this.head!);
+    if (this.head !== undefined) inner.write(this.head);
+    this.head = undefined;
+    inner.once('end', () => done());
+    inner.end();
+  }
+
+  private start(first: Buffer): zlib.Inflate | zlib.InflateRaw {
+    const zlibHeader = first.length >= 2 && (first[0]! & 0x0f) === 8 && ((first[0]! << 8) | first[1]!) % 31 === 0;
+    const inner = zlibHeader ? zlib.createInflate() : zlib.createInflateRaw();
+    inner.on('data', (d: Buffer) => this.push(d));
+    inner.on('error', (err) => this.destroy(err));
+    this.inner = inner;
+    return inner;
   }
 
   override _destroy(err: Error | null, done: (error: Error | null) => void): void {
@@ -60,7 +78,8 @@ function decoderFor(coding: string): Transform | undefined {
  * Reads `source` to its end or until `cap` decoded bytes, decoding the Content-Encoding
  * (gzip, deflate, br, in the order the header lists them) as a stream. The cap counts decoded
  * bytes, so a compression bomb stops at the cap with memory bounded by it; the rest of the
- * response is abandoned (its connection closed).
+ * response is abandoned (its connection closed). An unsupported coding rejects with
+ * UNSUPPORTED_ENCODING, and `source` is destroyed unread.
  */
 export async function readBody(source: Readable, contentEncoding: string | undefined, cap: number): Promise<BodyBytes> {
   const codings = (contentEncoding ?? '')
@@ -69,7 +88,13 @@ export async function readBody(source: Readable, contentEncoding: string | undef
     .map((c) => c.trim())
     .filter((c) => c !== '' && c !== 'identity')
     .reverse();
-  const decoders = codings.map(decoderFor).filter((d): d is Transform => d !== undefined);
+  let decoders: Transform[];
+  try {
+    decoders = codings.map(decoderFor).filter((d): d is Transform => d !== undefined);
+  } catch (err) {
+    source.destroy(); // the body will not be read: let its connection go
+    throw err;
+  }
   const chunks: Buffer[] = [];
   let total = 0;
   let truncated = false;

@@ -9,7 +9,9 @@
  */
 export function hasRepeatedSegment(url: string, max: number): boolean {
   if (!Number.isFinite(max)) return false;
-  const path = pathOf(url);
+  const withQuery = pathOf(url);
+  const q = withQuery.indexOf('?');
+  const path = q < 0 ? withQuery : withQuery.slice(0, q);
   const counts = new Map<string, number>();
   for (const seg of path.split('/')) {
     if (seg === '') continue;

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
+import type { LoopbackSite } from '../../src/site/site-server.js';
+import { FAST, spawnCli, tempDir, type CliResult } from '../support/cli.js';
+import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
+
+const HOSTS = 6;
+const PAGES = 50;
+const PER_HOST = 2;
+
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function records(data: string): Promise<string[]> {
+  return (await listFiles(data)).filter((f) => /^(links|errs)\//.test(f) && !f.split('/').pop()!.startsWith('.'));
+}
+
+function pagesOf(r: CliResult): number {
+  const m = /done \(\w+\): (\d+) pages/.exec(r.stderr);
+  assert.ok(m, `no summary in:\n${r.stderr}`);
+  return Number(m[1]);
+}
+
+/** Every page of every host has a links record that parses; nothing else is left behind. */
+async function assertCompleteAndClean(site: LoopbackSite, data: string): Promise<void> {
+  const have = new Set(await records(data));
+  for (let h = 0; h < HOSTS; h++) {
+    for (let i = 0; i < PAGES; i++) {
+      const f = filesOf(site.url(h, pagePath(i)));
+      assert.ok(have.has(f.links), `missing ${site.url(h, pagePath(i))}`);
+      JSON.parse(await readFile(join(data, f.links), 'utf8'));
+    }
+  }
+  assert.deepEqual(await tempFiles(data), [], 'temp files left');
+  const left = (await listFiles(data)).filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/'));
+  assert.deepEqual(left, [], 'leases or node records left');
+  for (let h = 0; h < HOSTS; h++) {
+    assert.ok(site.maxInFlight(h) <= PER_HOST, `host ${h} had ${site.maxInFlight(h)} requests in flight across nodes`);
+  }
+}
+
+function duplicates(site: LoopbackSite): string[] {
+  return [...site.counts].filter(([, n]) => n > 1).map(([u, n]) => `${u} x${n}`);
+}
+
+describe('several nodes on one data directory', () => {
+  let site: LoopbackSite;
+  let data: { path: string; cleanup: () => Promise<void> };
+  let seeds: string[];
+  const args = (id: string): string[] => ['crawl', ...seeds, '--data', data.path, '--per-host', String(PER_HOST), '--concurrency', '4', '--node-id', id, ...FAST];
+
+  beforeEach(async () => {
+    site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 5, crossLinks: 2, latencyMs: 20 });
+    data = await tempDir();
+    seeds = site.hosts.map((h) => `${h.origin}/`);
+  });
+  afterEach(async () => {
+    await site.close();
+    await data.cleanup();
+  });
+
+  test('three nodes started together fetch every page exactly once, per-host limit held across nodes', async () => {
+    const nodes = ['a', 'b', 'c'].map((id) => spawnCli(args(id)));
+    const results = await Promise.all(nodes.map((n) => n.done));
+    for (const r of results) assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(duplicates(site), []);
+    assert.equal(results.reduce((a, r) => a + pagesOf(r), 0), HOSTS * PAGES);
+    await assertCompleteAndClean(site, data.path);
+  });
+
+  test('SIGKILL one of three mid-crawl: the others take its hosts over and finish', async () => {
+    const nodes = ['a', 'b', 'c'].map((id) => spawnCli(args(id)));
+    await until(async () => (await records(data.path)).length >= 60);
+    nodes[1]!.kill('SIGKILL');
+    const results = await Promise.all(nodes.map((n) => n.done));
+    assert.equal(results[1]!.signal, 'SIGKILL');
+    assert.equal(results[0]!.code, 0, results[0]!.stderr);
+    assert.equal(results[2]!.code, 0, results[2]!.stderr);
+    // At most what the dead node had in flight (--concurrency 4) is fetched again.
+    const dups = duplicates(site);
+    assert.ok(dups.length <= 4, `duplicates: ${dups.join(', ')}`);
+    await assertCompleteAndClean(site, data.path);
+  });
+
+  test('a node that joins mid-crawl takes over its share without duplicate fetches', async () => {
+    const first = ['a', 'b'].map((id) => spawnCli(args(id)));
+    await until(async () => (await records(data.path)).length >= 40);
+    const joiner = spawnCli(['crawl', '--data', data.path, '--per-host', String(PER_HOST), '--concurrency', '4', '--node-id', 'c', ...FAST]);
+    const results = await Promise.all([...first, joiner].map((n) => n.done));
+    for (const r of results) assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(duplicates(site), []);
+    assert.ok(pagesOf(results[2]!) > 0, 'the joiner crawled nothing');
+    await assertCompleteAndClean(site, data.path);
+  });
+});
