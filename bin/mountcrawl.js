@@ -1,5 +1,9 @@
 #!/usr/bin/env node
 // The program is compiled to dist/ by `npm install` (the `prepare` script runs `tsc`).
+
+// Every file operation is a round trip on NFS or sshfs: keep more of them in flight than
+// libuv's default 4 threads (this must be set before the first file system call).
+process.env.UV_THREADPOOL_SIZE ??= '16';
 let main;
 try {
   ({ main } = await import('../dist/src/cli/main.js'));
@@ -11,3 +15,5 @@ try {
   throw err;
 }
 process.exitCode = await main(process.argv);
+// A child of --processes holds an IPC channel that would keep it alive.
+if (process.connected) process.disconnect();

@@ -89,7 +89,12 @@ function readSeedsFile(path: string): string[] {
  * Turns the command line of `crawl` into one frozen CrawlConfig, checking every value
  * (STYLE §3: validated once, at the edge). Throws FatalError(BAD_OPTION | BAD_URL).
  */
-export function buildCrawlConfig(urls: readonly string[], o: CrawlOptionValues, env: NodeJS.ProcessEnv): CrawlConfig {
+export function buildCrawlConfig(
+  urls: readonly string[],
+  o: CrawlOptionValues,
+  env: NodeJS.ProcessEnv,
+  explicit: (option: string) => boolean = () => false,
+): CrawlConfig {
   const str = (name: string): string => String(o[name]);
   const sessionParams = new Set(
     str('sessionParams')
@@ -143,6 +148,7 @@ export function buildCrawlConfig(urls: readonly string[], o: CrawlOptionValues, 
     progress: o.progress !== false,
     json: o.json === true,
     normalize,
+    sessionParamsExplicit: explicit('sessionParams'),
     frontierCap: parseWhole('--frontier-cap', str('frontierCap'), 1),
     robots: o.ignoreRobots !== true,
     crawlDelayCapMs: parseSeconds('--crawl-delay-cap', str('crawlDelayCap'), true),

@@ -1,26 +1,38 @@
 import { existsSync } from 'node:fs';
-import { DEFAULT_NORMALIZE_OPTIONS, normalizeUrl } from '../url/normalize.js';
 import { badUrlError } from '../errors.js';
-import { urlKey } from '../url/key.js';
+import { readMarker } from '../store/data-dir.js';
 import { Layout } from '../store/layout.js';
+import { urlKey } from '../url/key.js';
+import { DEFAULT_NORMALIZE_OPTIONS, normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
+
+/**
+ * The normalization of a data directory (recorded in its marker when it was created), or
+ * the defaults when there is no data directory there.
+ */
+export async function normalizationOf(dataDir: string | undefined): Promise<NormalizeOptions> {
+  if (dataDir === undefined) return DEFAULT_NORMALIZE_OPTIONS;
+  const marker = await readMarker(new Layout(dataDir)).catch(() => undefined);
+  const params = marker?.normalization?.sessionParams;
+  return params === undefined ? DEFAULT_NORMALIZE_OPTIONS : { ...DEFAULT_NORMALIZE_OPTIONS, sessionParams: new Set(params) };
+}
 
 /** Normalizes a URL the way the crawler does, or throws BAD_URL. */
-export function normalizeOrFail(raw: string): { url: string; hostDir: string; key: string } {
-  const r = normalizeUrl(raw, undefined, DEFAULT_NORMALIZE_OPTIONS);
+export function normalizeOrFail(raw: string, options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS): { url: string; hostDir: string; key: string } {
+  const r = normalizeUrl(raw, undefined, options);
   if (!r.ok) throw badUrlError(raw, `cannot be crawled (${r.reason})`);
   return { url: r.url, hostDir: r.hostDir, key: urlKey(r.url) };
 }
 
-/** `mountcrawl key URL`: the normalized URL and its key, tab-separated. */
-export function keyCommand(raw: string, out: (line: string) => void): number {
-  const { url, key } = normalizeOrFail(raw);
+/** `mountcrawl key URL`: the key and the normalized URL, tab-separated. */
+export async function keyCommand(raw: string, dataDir: string | undefined, out: (line: string) => void): Promise<number> {
+  const { url, key } = normalizeOrFail(raw, await normalizationOf(dataDir));
   out(`${key}\t${url}`);
   return 0;
 }
 
 /** `mountcrawl locate URL`: where the URL's files are and whether each exists. */
-export function locateCommand(raw: string, dataDir: string, json: boolean, out: (line: string) => void): number {
-  const { url, hostDir, key } = normalizeOrFail(raw);
+export async function locateCommand(raw: string, dataDir: string, json: boolean, out: (line: string) => void): Promise<number> {
+  const { url, hostDir, key } = normalizeOrFail(raw, await normalizationOf(dataDir));
   const layout = new Layout(dataDir);
   const files = {
     html: layout.html(hostDir, key),

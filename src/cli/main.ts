@@ -5,6 +5,8 @@ import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type 
 import { runCrawl } from './crawl-command.js';
 import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
+import { SUPERVISED_ENV, runSupervisor } from './supervisor.js';
+import { snapshotOf } from '../progress/snapshot.js';
 
 const VERSION = '0.1.0';
 
@@ -26,31 +28,35 @@ function buildProgram(result: { code: number }): Command {
       .command('crawl')
       .description('crawl from the given URLs (and the seeds already in the data directory)')
       .argument('[urls...]', 'seed URLs'),
-  ).action(async (urls: string[], opts: CrawlOptionValues) => {
-    const config = buildCrawlConfig(urls, opts, process.env);
+  ).action(async (urls: string[], opts: CrawlOptionValues, cmd: Command) => {
+    const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli');
     const processes = parseWhole('--processes', String(opts.processes), 1);
     if (processes > 1) {
-      const { runSupervisor } = await import('./supervisor.js');
       result.code = await runSupervisor(config, processes, process.argv.slice(2));
       return;
     }
-    result.code = await runCrawl(config);
+    const supervised = process.env[SUPERVISED_ENV] === '1' && typeof process.send === 'function';
+    result.code = await runCrawl(
+      config,
+      supervised ? { onProgress: (node) => process.send!({ type: 'progress', snapshot: snapshotOf(config.nodeId, node.stats) }) } : {},
+    );
   });
 
   program
     .command('key')
     .description('print the key (SHA-224 of the normalized URL) and the normalized URL')
     .argument('<url>')
-    .action((url: string) => {
-      result.code = keyCommand(url, out);
+    .option('--data <dir>', "use this data directory's URL normalization (its --session-params)")
+    .action(async (url: string, opts: { data?: string }) => {
+      result.code = await keyCommand(url, opts.data ?? (process.env.MOUNTCRAWL_DATA || undefined), out);
     });
 
   dataDirOption(
     program.command('locate').description('print the files of a URL in the data directory and whether each exists').argument('<url>'),
   )
     .option('--json', 'one JSON object')
-    .action((url: string, opts: { data?: string; json?: boolean }) => {
-      result.code = locateCommand(url, resolveDataDir(opts.data, process.env), opts.json === true, out);
+    .action(async (url: string, opts: { data?: string; json?: boolean }) => {
+      result.code = await locateCommand(url, resolveDataDir(opts.data, process.env), opts.json === true, out);
     });
 
   dataDirOption(program.command('seed').description('add seed URLs that running nodes pick up').argument('<urls...>')).action(

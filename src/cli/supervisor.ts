@@ -1,7 +1,178 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { systemClock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import { ExitCode, FatalError } from '../errors.js';
+import { ExitCode } from '../errors.js';
+import { StreamLogger } from '../progress/logger.js';
+import { ProgressDisplay } from '../progress/progress-display.js';
+import { totalOf, type Snapshot } from '../progress/snapshot.js';
+import { openDataDir } from '../store/data-dir.js';
+import { hasSeeds } from '../crawl/seeds.js';
+import { reconcileNormalization } from '../crawl/normalization.js';
+import { NORMALIZATION_VERSION } from '../url/normalize.js';
+import { FatalError } from '../errors.js';
 
-/** `--processes N`: not built yet; it refuses clearly instead of pretending. */
-export async function runSupervisor(_config: CrawlConfig, _processes: number, _argv: readonly string[]): Promise<number> {
-  throw new FatalError('NOT_IMPLEMENTED', '--processes N is not built yet: start N crawl commands by hand', ExitCode.USAGE);
+/** The environment variable that tells a crawl it runs under a supervisor. */
+export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
+
+/** What a supervised child sends its parent. */
+export interface ChildMessage {
+  readonly type: 'progress';
+  readonly snapshot: Snapshot;
+}
+
+const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
+
+/** Exit codes after which a child is not started again: it finished, or cannot do better. */
+const FINAL_CODES = new Set<number>([ExitCode.OK, ExitCode.INCOMPLETE, ExitCode.USAGE, ExitCode.DATA_DIR, ExitCode.MOUNT]);
+const MAX_BACKOFF_MS = 30_000;
+/** A child that crashes this many times in a row is given up on. */
+const MAX_CRASHES = 5;
+
+/** The command line of a child: the parent's, without --processes, with its own node id when one was given. */
+export function childArgs(argv: readonly string[], index: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--processes' || a === '--node-id') {
+      const value = argv[++i];
+      if (a === '--node-id' && value !== undefined) out.push('--node-id', `${value}-${index + 1}`);
+      continue;
+    }
+    if (a.startsWith('--processes=')) continue;
+    if (a.startsWith('--node-id=')) {
+      out.push(`--node-id=${a.slice('--node-id='.length)}-${index + 1}`);
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+interface Slot {
+  readonly index: number;
+  child: ChildProcess | undefined;
+  snapshot: Snapshot | undefined;
+  crashes: number;
+  exitCode: number | undefined;
+  restartTimer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * `--processes N` (DESIGN §5): starts N nodes on this machine, each a separate process
+ * running the very same crawl (same protocol as nodes on other machines; ids from host
+ * name and pid), restarts one that crashes (with backoff), shows one progress display
+ * (a bar per node and a total), passes Ctrl-C and SIGTERM on (a second one kills them at
+ * once), and exits with the worst child status.
+ */
+export async function runSupervisor(config: CrawlConfig, processes: number, argv: readonly string[]): Promise<number> {
+  const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: 'supervisor' });
+  // Problems with the data directory or the seeds are reported once, here.
+  const { layout, marker } = await openDataDir(config.dataDir, config.nodeId, {
+    version: NORMALIZATION_VERSION,
+    sessionParams: [...config.normalize.sessionParams].sort(),
+  });
+  reconcileNormalization(marker, config);
+  if (!config.watch && config.seedUrls.length === 0 && !(await hasSeeds(layout))) {
+    throw new FatalError('NO_SEEDS', 'nothing to crawl: give URLs, --seeds-file, or add seeds with `mountcrawl seed`', ExitCode.USAGE);
+  }
+  const display = new ProgressDisplay({ enabled: config.progress, json: config.json }, logger);
+  const slots: Slot[] = Array.from({ length: processes }, (_, index) => ({
+    index,
+    child: undefined,
+    snapshot: undefined,
+    crashes: 0,
+    exitCode: undefined,
+    restartTimer: undefined,
+  }));
+  let stopping: NodeJS.Signals | undefined;
+  let resolveAll: () => void;
+  const allDone = new Promise<void>((resolve) => (resolveAll = resolve));
+  const started = systemClock.monotonic();
+
+  const checkDone = (): void => {
+    if (slots.every((s) => s.exitCode !== undefined && s.child === undefined && s.restartTimer === undefined)) resolveAll();
+  };
+
+  const start = (slot: Slot): void => {
+    slot.restartTimer = undefined;
+    const child = fork(BIN, childArgs(argv, slot.index), {
+      env: { ...process.env, [SUPERVISED_ENV]: '1' },
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      detached: true, // its own process group: Ctrl-C reaches the supervisor, which passes it on once
+    });
+    slot.child = child;
+    slot.exitCode = undefined;
+    let partial = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      const lines = (partial + d.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) if (line !== '') logger.forward(`[${slot.index + 1}] ${line}`);
+    });
+    child.on('message', (m: ChildMessage) => {
+      if (m?.type === 'progress') slot.snapshot = { ...m.snapshot, label: `node ${slot.index + 1}` };
+    });
+    child.on('exit', (code, signal) => {
+      slot.child = undefined;
+      const crashed = stopping === undefined && (signal !== null || !FINAL_CODES.has(code ?? -1));
+      if (crashed && slot.crashes < MAX_CRASHES) {
+        slot.crashes++;
+        const wait = Math.min(MAX_BACKOFF_MS, 500 * 2 ** (slot.crashes - 1));
+        logger.warn(`node ${slot.index + 1} (pid ${child.pid}) ${signal ? `killed by ${signal}` : `exited with ${code}`}; restarting in ${wait} ms`);
+        slot.exitCode = code ?? ExitCode.INTERNAL;
+        slot.restartTimer = setTimeout(() => start(slot), wait);
+        return;
+      }
+      if (crashed) logger.error(`node ${slot.index + 1} crashed ${slot.crashes + 1} times; giving up on it`);
+      slot.exitCode = code ?? (signal === 'SIGINT' ? ExitCode.INTERRUPTED : signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERNAL);
+      checkDone();
+    });
+    logger.info(`node ${slot.index + 1} started (pid ${child.pid})`);
+  };
+
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping !== undefined) {
+      logger.warn('stopping every node at once');
+      for (const s of slots) if (s.child?.pid) process.kill(s.child.pid, 'SIGKILL');
+      display.stop();
+      process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED);
+    }
+    stopping = signal;
+    logger.warn(`${signal}: stopping ${processes} nodes after their requests in flight (again to quit at once)`);
+    for (const s of slots) {
+      if (s.restartTimer) {
+        clearTimeout(s.restartTimer);
+        s.restartTimer = undefined;
+      }
+      if (s.child?.pid) process.kill(s.child.pid, signal);
+    }
+    checkDone();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const snapshots = (): Snapshot[] => {
+    const live = slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined);
+    return [...live, totalOf('total', live)];
+  };
+  display.start(snapshots);
+  for (const slot of slots) start(slot);
+  await allDone;
+  display.stop(snapshots());
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+
+  const total = totalOf('total', slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined));
+  const seconds = Math.round((systemClock.monotonic() - started) / 100) / 10;
+  const codes = slots.map((s) => s.exitCode ?? ExitCode.INTERNAL);
+  const line = `all ${processes} nodes ended: ${total.pages} pages, ${total.errors} errors in ${seconds} s; exit codes ${codes.join(', ')}`;
+  if (config.json) process.stderr.write(`${JSON.stringify({ level: 'info', node: 'supervisor', msg: line })}\n`);
+  else process.stderr.write(`mountcrawl: ${line}\n`);
+  if (stopping !== undefined) return stopping === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED;
+  return worstExitCode(codes);
+}
+
+/** The exit code that says the most: any failure beats success; the highest failure wins. */
+export function worstExitCode(codes: readonly number[]): number {
+  return codes.reduce((worst, c) => (c > worst ? c : worst), 0);
 }

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { link, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createExclusive } from '../store/exclusive-create.js';
 import { tempName, type Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
+import { bootId, isDeadLocalProcess } from './local-liveness.js';
 
 /** Content of hosts/<host>.lease. */
 export interface LeaseRecord {
@@ -12,6 +14,10 @@ export interface LeaseRecord {
   /** Random per acquisition: tells this lease from an earlier one of the same node id. */
   readonly token: string;
   readonly acquiredAt: string;
+  /** Where the holder runs, so a restart on the same machine can tell its holder is dead. */
+  readonly hostname?: string;
+  readonly pid?: number;
+  readonly bootId?: string;
 }
 
 function asLeaseRecord(value: unknown): LeaseRecord {
@@ -77,7 +83,15 @@ export class Leases {
     let tookOver: string | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomUUID();
-      const record: LeaseRecord = { node: this.#nodeId, host: hostDir, token, acquiredAt: new Date().toISOString() };
+      const record: LeaseRecord = {
+        node: this.#nodeId,
+        host: hostDir,
+        token,
+        acquiredAt: new Date().toISOString(),
+        hostname: hostname(),
+        pid: process.pid,
+        bootId: bootId(),
+      };
       let created = false;
       try {
         created = await createExclusive(path, `${JSON.stringify(record)}\n`, this.#nodeId);
@@ -92,7 +106,8 @@ export class Leases {
       }
       if (created && current === undefined) continue; // removed in between: try again
       if (current === undefined) continue;
-      const stale = current.node === this.#nodeId || !this.#isAlive(current.node);
+      const stale =
+        current.node === this.#nodeId || (current.pid !== undefined && isDeadLocalProcess(current as Required<LeaseRecord>)) || !this.#isAlive(current.node);
       if (!stale) return { ok: false, holder: current.node };
       if (await this.#removeIfUnchanged(hostDir, current)) tookOver = current.node;
     }
@@ -129,12 +144,17 @@ export class Leases {
     return true;
   }
 
-  /** Gives a lease up (graceful hand-over or exit). Never removes a lease that is not ours. */
+  /**
+   * Gives a lease up (graceful hand-over or exit). Never removes a lease that is not ours: it
+   * is read first, and only if it is still ours is it moved aside (and checked again).
+   */
   async release(hostDir: string): Promise<void> {
     const token = this.#held.get(hostDir);
     this.#held.delete(hostDir);
     if (token === undefined) return;
-    await this.#removeIfUnchanged(hostDir, { node: this.#nodeId, host: hostDir, token, acquiredAt: '' });
+    const current = await this.read(hostDir);
+    if (current?.node !== this.#nodeId || current.token !== token) return;
+    await this.#removeIfUnchanged(hostDir, current);
   }
 
   /** Forgets a lease without touching the mount (it was found lost). */
@@ -149,15 +169,20 @@ export class Leases {
    */
   async verify(readContent: boolean): Promise<string[]> {
     if (this.#held.size === 0) return [];
+    // Only leases held before the listing was read can be judged by it: one taken while the
+    // listing was in progress may be missing from it.
+    const before = new Map(this.#held);
     const names = new Set(await readdir(this.#layout.dir('hosts')));
     const lost: string[] = [];
-    for (const [hostDir, token] of this.#held) {
+    for (const [hostDir, token] of before) {
+      if (this.#held.get(hostDir) !== token) continue;
       if (!names.has(`${hostDir}.lease`)) {
         lost.push(hostDir);
         continue;
       }
       if (readContent) {
         const current = await this.read(hostDir);
+        if (this.#held.get(hostDir) !== token) continue;
         if (current === undefined || current.node !== this.#nodeId || current.token !== token) lost.push(hostDir);
       }
     }

@@ -181,12 +181,27 @@ export class Membership {
     return [...this.#peers.values()].filter((p) => p.alive).map((p) => p.record);
   }
 
-  /** True when `nodeId` is neither this node nor a live peer (its temp files may go). */
+  /**
+   * True when `nodeId` is neither this node nor a live peer. A node never seen in nodes/
+   * (named by a lease or a temp file) may simply have started a moment ago, before its
+   * first record reached us: it counts as alive for dead-after from the first time it was
+   * asked about, like a peer whose counter stopped.
+   */
   isGone(nodeId: string): boolean {
     if (nodeId === this.#options.nodeId) return false;
     const peer = this.#peers.get(nodeId);
-    return peer === undefined || !peer.alive;
+    if (peer !== undefined) return !peer.alive;
+    const now = this.#clock.monotonic();
+    let since = this.#unknownSince.get(nodeId);
+    if (since === undefined) {
+      since = now;
+      this.#unknownSince.set(nodeId, since);
+    }
+    return now - since >= this.#options.deadAfterMs;
   }
+
+  /** When each node id that has no record was first asked about (monotonic). */
+  readonly #unknownSince = new Map<string, number>();
 
   /** True when `nodeId` is this node or a live peer. */
   isAlive(nodeId: string): boolean {

@@ -44,6 +44,8 @@ export interface CrawlConfig {
   /** Log lines as JSON objects. */
   readonly json: boolean;
   readonly normalize: NormalizeOptions;
+  /** True when --session-params was given (it must then match the data directory's). */
+  readonly sessionParamsExplicit: boolean;
   /** Most URLs held in memory in the frontier; more are left on disk for the next reseed. */
   readonly frontierCap: number;
   readonly maxRedirects: number;

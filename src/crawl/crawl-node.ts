@@ -14,10 +14,12 @@ import type { Logger } from '../progress/logger.js';
 import { CrawlStats } from '../progress/stats.js';
 import { openDataDir, readMarker, type Marker } from '../store/data-dir.js';
 import { HostStore } from '../store/host-store.js';
+import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import type { Layout } from '../store/layout.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { urlKey } from '../url/key.js';
-import { normalizeUrl } from '../url/normalize.js';
+import { NORMALIZATION_VERSION, normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
+import { reconcileNormalization } from './normalization.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
 import { fetchPage, type Commit, type PageOutcome, type Target } from './fetch-page.js';
 import { HostState, type QueueItem } from './host-state.js';
@@ -69,6 +71,8 @@ export class CrawlNode {
   #leases!: Leases;
   #reseeder!: Reseeder;
   #robots!: RobotsCache;
+  /** URL normalization in force: the data directory's, which may differ from the defaults. */
+  #normalize!: NormalizeOptions;
   #queuedTotal = 0;
   #inFlight = 0;
   #fetchedThisRun = 0;
@@ -103,9 +107,13 @@ export class CrawlNode {
 
   /** Runs the node until the crawl is complete, a limit is reached, or it is stopped. */
   async run(): Promise<RunResult> {
-    const { layout, marker } = await openDataDir(this.#config.dataDir, this.#config.nodeId);
+    const { layout, marker } = await openDataDir(this.#config.dataDir, this.#config.nodeId, {
+      version: NORMALIZATION_VERSION,
+      sessionParams: [...this.#config.normalize.sessionParams].sort(),
+    });
     this.#layout = layout;
     this.#marker = marker;
+    this.#normalize = reconcileNormalization(marker, this.#config);
     this.#store = new HostStore(layout, { nodeId: this.#config.nodeId, fsync: this.#config.fsync });
     this.#membership = new Membership(layout, this.#config, { clock: this.#clock });
     this.#leases = new Leases(layout, this.#config.nodeId, (id) => this.#membership.isAlive(id));
@@ -121,7 +129,7 @@ export class CrawlNode {
       },
       this.#clock,
     );
-    await writeSeeds(layout, this.#config.seedUrls, this.#config.nodeId);
+    await writeSeeds(layout, this.#renormalize(this.#config.seedUrls), this.#config.nodeId);
     if (!this.#config.watch && !(await hasSeeds(layout))) {
       throw new FatalError(
         'NO_SEEDS',
@@ -139,6 +147,14 @@ export class CrawlNode {
     } finally {
       await this.#shutdown();
     }
+  }
+
+  /** Seeds given on the command line, normalized again with the data directory's rules. */
+  #renormalize(urls: readonly string[]): string[] {
+    return urls.flatMap((u) => {
+      const r = normalizeUrl(u, undefined, this.#normalize);
+      return r.ok ? [r.url] : [];
+    });
   }
 
   // ---- the control loop -------------------------------------------------------------------
@@ -175,7 +191,7 @@ export class CrawlNode {
       try {
         const r = await this.#reseeder.reseed(this.#sink, full);
         queued = r.queued;
-        if (r.queued > 0 || r.recordsRead > 0) {
+        if (r.queued > 0) {
           this.#log.info('reseed', { round: this.stats.round + 1, ...r, full });
         }
       } catch (err) {
@@ -240,7 +256,7 @@ export class CrawlNode {
       await Promise.all([...this.#hosts.values()].map((h) => h.loaded));
     },
     addSeed: (raw) => {
-      const r = normalizeUrl(raw, undefined, this.#config.normalize);
+      const r = normalizeUrl(raw, undefined, this.#normalize);
       if (!r.ok) {
         this.#log.warn('ignoring a seed that is not a crawlable URL', { seed: raw.slice(0, 200), reason: r.reason });
         return undefined;
@@ -445,7 +461,7 @@ export class CrawlNode {
       }
     } finally {
       host.robotsLoading = false;
-      host.politeness.finished(outcome);
+      this.#requestEnded(host, outcome);
     }
     this.#schedule(host);
     if (!this.#busy()) this.#wakeLoop();
@@ -540,7 +556,7 @@ export class CrawlNode {
       outcome = await fetchPage(target, {
         fetcher: this.#fetcher,
         clock: this.#clock,
-        normalize: this.#config.normalize,
+        normalize: this.#normalize,
         maxRedirects: this.#config.maxRedirects,
         signal: this.#abort.signal,
         claimRedirect: (t) => this.#claimRedirect(host, t),
@@ -568,14 +584,19 @@ export class CrawlNode {
       throw err;
     } finally {
       this.#inFlight--;
-      host.politeness.finished(kind);
-      if (host.politeness.inFlight === 0 && host.onIdle) {
-        const f = host.onIdle;
-        host.onIdle = undefined;
-        void f();
-      }
+      this.#requestEnded(host, kind);
       this.#schedule(host);
       if (!this.#busy()) this.#wakeLoop();
+    }
+  }
+
+  /** Every request to a host (page or robots.txt) ends here: politeness, then a pending hand-over. */
+  #requestEnded(host: HostState, outcome: 'ok' | 'transient' | 'final'): void {
+    host.politeness.finished(outcome);
+    if (host.politeness.inFlight === 0 && host.onIdle) {
+      const f = host.onIdle;
+      host.onIdle = undefined;
+      void f();
     }
   }
 
@@ -679,11 +700,15 @@ export class CrawlNode {
 
   #scheduleTick(): void {
     this.#tickTimer = setTimeout(() => {
-      void this.#tick().finally(() => {
+      this.#tickRunning = this.#tick().finally(() => {
+        this.#tickRunning = undefined;
         if (!this.#closed) this.#scheduleTick();
       });
     }, this.#config.heartbeatMs);
   }
+
+  /** The heartbeat in progress, if any: shutdown waits for it, so it cannot rewrite the record after leave(). */
+  #tickRunning: Promise<void> | undefined;
 
   #closed = false;
 
@@ -727,13 +752,33 @@ export class CrawlNode {
         for (const host of this.#hosts.values()) {
           if (host.phase === 'blocked') host.loaded = this.#takeHost(host).catch((err) => this.#onStoreError(err));
         }
+        await this.#releaseOrphanLeases();
       }
       if (wasFenced) this.#log.info('reached the mount again');
+      const serverNow = this.#membership.serverTime?.mtimeMs;
+      if (this.#ticks % 300 === 1 && serverNow !== undefined) {
+        const removed = await sweepStaleTemps(this.#layout, serverNow, 10 * this.#config.deadAfterMs);
+        if (removed > 0) this.#log.info('removed stale temp files', { count: removed });
+      }
       this.#pump();
     } catch (err) {
       this.#onStoreError(err);
     } finally {
       this.#ticking = false;
+    }
+  }
+
+  /**
+   * A lease held for a host this node no longer manages would block its rightful owner
+   * forever: give such leases back (a safety net; hand-over normally releases them).
+   */
+  async #releaseOrphanLeases(): Promise<void> {
+    for (const dir of [...this.#leases.held()]) {
+      const host = this.#hosts.get(dir);
+      if (host !== undefined && (host.phase !== 'releasing' || host.politeness.inFlight > 0)) continue;
+      if (host !== undefined) this.#hosts.delete(dir);
+      this.#log.warn('releasing a lease no host needed', { host: dir });
+      await this.#leases.release(dir).catch(() => undefined);
     }
   }
 
@@ -837,6 +882,7 @@ export class CrawlNode {
     await this.#drainInFlight(2_000);
     this.#closed = true;
     if (this.#tickTimer) clearTimeout(this.#tickTimer);
+    await this.#tickRunning;
     for (const host of this.#hosts.values()) {
       if (host.wakeTimer) clearTimeout(host.wakeTimer);
       if (host.retryTimer) clearTimeout(host.retryTimer);

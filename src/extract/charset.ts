@@ -67,9 +67,9 @@ export function isAsciiCompatible(encoding: string): boolean {
 const decoders = new Map<string, TextDecoder>();
 
 /**
- * windows-1252 bytes 0x80 to 0x9F (WHATWG index): Node 20's TextDecoder decodes that label as
- * ISO-8859-1 and gives C1 controls for them (nodejs/node#56542), so they are mapped here.
- * The five bytes the index leaves undefined map to themselves.
+ * windows-1252 bytes 0x80 to 0x9F (WHATWG index): Node.js since 20.18.3 decodes that label as
+ * ISO-8859-1 and gives C1 controls for them (nodejs/node#56542, #60888), so they are mapped
+ * here. The five bytes the index leaves undefined map to themselves.
  */
 const WINDOWS_1252_C1 =
   '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +

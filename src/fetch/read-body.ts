@@ -44,7 +44,7 @@ class InflateAuto extends Transform {
 
   private start(first: Buffer): zlib.Inflate | zlib.InflateRaw {
     const zlibHeader = first.length >= 2 && (first[0]! & 0x0f) === 8 && ((first[0]! << 8) | first[1]!) % 31 === 0;
-    const inner = zlibHeader ? zlib.createInflate() : zlib.createInflateRaw();
+    const inner = zlibHeader ? zlib.createInflate(ZLIB_LENIENT) : zlib.createInflateRaw(ZLIB_LENIENT);
     inner.on('data', (d: Buffer) => this.push(d));
     inner.on('error', (err) => this.destroy(err));
     this.inner = inner;
@@ -57,15 +57,25 @@ class InflateAuto extends Transform {
   }
 }
 
+/**
+ * Like browsers (and undici's fetch), a compressed body that ends early gives what could be
+ * decoded instead of an error: servers that cut a stream short are common.
+ */
+const ZLIB_LENIENT = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+const BROTLI_LENIENT = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+};
+
 function decoderFor(coding: string): Transform | undefined {
   switch (coding) {
     case 'gzip':
     case 'x-gzip':
-      return zlib.createGunzip();
+      return zlib.createGunzip(ZLIB_LENIENT);
     case 'deflate':
       return new InflateAuto();
     case 'br':
-      return zlib.createBrotliDecompress();
+      return zlib.createBrotliDecompress(BROTLI_LENIENT);
     case 'identity':
     case '':
       return undefined;

@@ -1,3 +1,4 @@
+import { getDomain } from 'tldts';
 import type { Scope } from '../config/crawl-config.js';
 
 /** The host name inside a host directory name (`example.com_8080` gives `example.com`). */
@@ -7,17 +8,13 @@ export function hostnameOfHostDir(hostDir: string): string {
 }
 
 /**
- * The registrable-ish domain of a host name: its last two labels, or three when the
- * second-to-last is a short label as in `example.co.uk`. An approximation without the
- * Public Suffix List (docs/options.md says so); IP addresses are their own domain.
+ * The registrable domain of a host name (`www.example.co.uk` gives `example.co.uk`), from the
+ * Public Suffix List through tldts. Names the list does not know (`localhost`, IP addresses,
+ * test names) are their own domain.
  */
 export function domainOf(hostname: string): string {
-  if (/^[0-9.]+$/.test(hostname) || hostname.startsWith('[')) return hostname;
-  const labels = hostname.split('.').filter((l) => l !== '');
-  if (labels.length <= 2) return labels.join('.');
-  const second = labels[labels.length - 2]!;
-  const take = second.length <= 3 && labels[labels.length - 1]!.length === 2 ? 3 : 2;
-  return labels.slice(-take).join('.');
+  if (hostname.startsWith('[') || /^[0-9.]+$/.test(hostname)) return hostname;
+  return getDomain(hostname, { allowPrivateDomains: false }) ?? hostname;
 }
 
 /**

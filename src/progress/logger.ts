@@ -32,6 +32,11 @@ export class StreamLogger implements Logger {
     return old;
   }
 
+  /** Passes a line that is already formatted (a supervised child's) through as it is. */
+  forward(line: string): void {
+    this.#write(line);
+  }
+
   info(message: string, fields?: Record<string, unknown>): void {
     if (!this.options.quiet) this.#log('info', message, fields);
   }

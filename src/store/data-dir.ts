@@ -12,6 +12,11 @@ export interface Marker {
   /** Random id: a node that finds another id (or none) knows the mount changed under it. */
   readonly id: string;
   readonly createdAt: string;
+  /**
+   * The URL normalization every node of this data directory uses (docs/url-keys.md): keys
+   * depend on it, so it is fixed when the directory is created.
+   */
+  readonly normalization?: { readonly version: number; readonly sessionParams: readonly string[] };
 }
 
 function asMarker(value: unknown): Marker {
@@ -46,7 +51,11 @@ export async function readMarker(layout: Layout): Promise<Marker | undefined> {
  * a mistyped --data never scatters files through someone's home directory. Throws FatalError
  * with a one-line message on any problem.
  */
-export async function openDataDir(root: string, nodeId: string): Promise<{ layout: Layout; marker: Marker }> {
+export async function openDataDir(
+  root: string,
+  nodeId: string,
+  normalization?: Marker['normalization'],
+): Promise<{ layout: Layout; marker: Marker }> {
   const layout = new Layout(root);
   try {
     await mkdir(root, { recursive: true });
@@ -68,6 +77,7 @@ export async function openDataDir(root: string, nodeId: string): Promise<{ layou
         version: 1,
         id: randomUUID(),
         createdAt: new Date().toISOString(),
+        ...(normalization !== undefined ? { normalization } : {}),
       };
       await createExclusive(layout.marker(), `${JSON.stringify(fresh, null, 1)}\n`, nodeId);
       marker = await readMarker(layout);

@@ -76,8 +76,17 @@ export class Layout {
  * in no node id.
  */
 export function tempName(finalName: string, nodeId: string, seq: number): string {
-  return `.${finalName}~${nodeId}~${seq.toString(36)}.tmp`;
+  return `.${finalName}~${nodeId}~${PROCESS_TAG}${seq.toString(36)}.tmp`;
 }
+
+/**
+ * Random per process: a node id can be reused (--node-id, or host name and pid in
+ * containers), and a temp file a killed earlier run left behind must never collide with a
+ * new one (temp files are created exclusively).
+ */
+const PROCESS_TAG = Math.floor(Math.random() * 36 ** 6)
+  .toString(36)
+  .padStart(6, '0');
 
 const TEMP = /^\.[^~]+~([A-Za-z0-9._-]+)~[0-9a-z]+\.tmp$/;
 

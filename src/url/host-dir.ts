@@ -4,8 +4,12 @@
  * (docs/url-keys.md). Nothing from a URL reaches a path without passing `isSafeHostDir`.
  */
 
-/** Longest host directory name we create; file systems allow 255 bytes per name. */
-export const MAX_HOST_DIR_LENGTH = 255;
+/**
+ * Longest host directory name. File systems allow 255 bytes per name, but the name also goes
+ * into `hosts/<host>.lease` and into temporary names (`.<host>.lease~<node id>~<seq>.tmp`,
+ * node ids up to 64 characters), which must fit too.
+ */
+export const MAX_HOST_DIR_LENGTH = 160;
 
 const DOMAIN_OR_IPV4 = /^[a-z0-9_-][a-z0-9._-]*$/;
 const IPV6_DIR = /^\[[0-9a-f.-]+\]$/;
@@ -53,7 +57,7 @@ export function hostDirOfAuthority(authority: string): string | undefined {
 /**
  * True when `dir` can be used as one path component under html/, links/, errs/, hosts/ and
  * robots/: only `[a-z0-9._-]` (or a bracketed IPv6 form), no leading dot (so never `.`,
- * `..` or a hidden name), no `/` or NUL, at most 255 bytes.
+ * `..` or a hidden name), no `/` or NUL, at most MAX_HOST_DIR_LENGTH (160) bytes.
  */
 export function isSafeHostDir(dir: string): boolean {
   if (dir.length === 0 || dir.length > MAX_HOST_DIR_LENGTH) return false;

@@ -47,8 +47,9 @@ export type NormalizeResult =
 /**
  * Normalizes `input`, resolved against `base` when it is relative:
  * WHATWG parsing (scheme and host lowercased, punycode hosts, default port dropped, dot
- * segments resolved, raw spaces and non-ASCII percent-encoded as UTF-8); user info and
- * fragment dropped; session-id parameters removed; an empty query dropped. Existing
+ * segments resolved, raw spaces and non-ASCII percent-encoded as UTF-8); one trailing dot of
+ * the host dropped; user info and fragment dropped; session-id parameters removed; an empty
+ * query dropped. Existing
  * percent-escapes are kept byte for byte. Only http and https are accepted.
  */
 export function normalizeUrl(
@@ -67,7 +68,9 @@ export function normalizeUrl(
 
   const path = stripPathParams(u.pathname, options.sessionParams);
   const query = stripQueryParams(u.search, options.sessionParams);
-  const url = `${u.protocol}//${u.host}${path}${query}`;
+  // `example.com.` (fully qualified) is the same server as `example.com`.
+  const host = u.hostname.endsWith('.') && u.hostname.length > 1 ? `${u.hostname.slice(0, -1)}${u.port ? `:${u.port}` : ''}` : u.host;
+  const url = `${u.protocol}//${host}${path}${query}`;
   if (url.length > options.maxUrlLength) return { ok: false, reason: 'too-long' };
   const hostDir = hostDirOfNormalized(url);
   if (hostDir === undefined) return { ok: false, reason: 'unsafe-host' };

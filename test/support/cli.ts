@@ -15,10 +15,18 @@ export interface CliResult {
 }
 
 /** Options every test crawl uses: fast heartbeats, no politeness delay, quiet. */
-export const FAST = ['--delay', '0', '--heartbeat', '100', '--dead-after', '1500', '--no-progress', '--retry-delay', '0.2'];
+export const FAST = ['--delay', '0', '--heartbeat', '100', '--dead-after', '5000', '--no-progress', '--retry-delay', '0.2'];
 
-/** Starts the CLI; the caller owns the child (and must wait for it or kill it by pid). */
-export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess & { done: Promise<CliResult> } {
+/**
+ * Starts the CLI; the caller owns the child (and must wait for it or kill it by pid). A
+ * child still running after `timeoutMs` is killed, so a hung crawl fails its test instead
+ * of hanging the suite.
+ */
+export function spawnCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 120_000,
+): ChildProcess & { done: Promise<CliResult> } {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, MOUNTCRAWL_DATA: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -27,21 +35,19 @@ export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const done = new Promise<CliResult>((resolve) => {
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
   return Object.assign(child, { done });
 }
 
 /** Runs the CLI to its end (killing it after `timeoutMs`). */
 export async function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
-  const child = spawnCli(args, options.env);
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-  try {
-    return await child.done;
-  } finally {
-    clearTimeout(timer);
-  }
+  return spawnCli(args, options.env, options.timeoutMs ?? 60_000).done;
 }
 
 /** A fresh temporary directory, removed by the returned cleanup. */

@@ -1,0 +1,37 @@
+import { readdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Layout } from './layout.js';
+import { tempOwner } from './layout.js';
+
+/**
+ * Removes temporary files that a killed process left in the shared directories that have
+ * no host owner (nodes/, hosts/, seeds/, robots/): only those older than `maxAgeMs` by the
+ * mount's own clock (`serverNowMs`, the mtime the server gave this node's latest heartbeat),
+ * since a live writer's temp file exists for milliseconds. Per-host directories are cleaned
+ * by the host's owner when it takes the host (HostStore.listHost). Returns how many went.
+ */
+export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAgeMs: number): Promise<number> {
+  let removed = 0;
+  for (const name of ['nodes', 'hosts', 'seeds', 'robots'] as const) {
+    const dir = layout.dir(name);
+    let entries: string[];
+    try {
+      entries = await readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (tempOwner(entry) === undefined) continue;
+      const path = join(dir, entry);
+      try {
+        if (serverNowMs - (await stat(path)).mtimeMs > maxAgeMs) {
+          await unlink(path);
+          removed++;
+        }
+      } catch {
+        // gone already
+      }
+    }
+  }
+  return removed;
+}
