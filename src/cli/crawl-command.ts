@@ -54,10 +54,9 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}): Pro
   } else {
     process.stderr.write(`${formatSummary(node.stats, seconds, result.reason)}\n`);
   }
-  if (result.message !== undefined && result.exitCode !== ExitCode.OK) {
-    logger.error(result.message);
-  } else if (result.message !== undefined) {
-    logger.info(result.message);
+  if (result.message !== undefined) {
+    if (result.exitCode === ExitCode.OK) logger.info(result.message);
+    else logger.error(result.message);
   }
   return result.exitCode;
 }

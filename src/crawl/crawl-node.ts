@@ -15,7 +15,7 @@ import { CrawlStats } from '../progress/stats.js';
 import { openDataDir, readMarker, type Marker } from '../store/data-dir.js';
 import { HostStore } from '../store/host-store.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
-import type { Layout } from '../store/layout.js';
+import { MARKER_FILE, type Layout } from '../store/layout.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { urlKey } from '../url/key.js';
 import { NORMALIZATION_VERSION, normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
@@ -806,7 +806,7 @@ export class CrawlNode {
     const marker = await readMarker(this.#layout);
     if (marker === undefined || marker.id !== this.#marker.id) {
       const e: NodeJS.ErrnoException = new Error(
-        `${this.#layout.marker()} is gone or changed: the mount is not there any more`,
+        `its marker ${MARKER_FILE} is gone or changed (the mount dropped, or the directory was removed or replaced)`,
       );
       e.code = 'EMOUNTLOST';
       throw e;
@@ -815,18 +815,25 @@ export class CrawlNode {
 
   /** A failure of the mount stops fetching; anything else is a bug and ends the run. */
   #onStoreError(err: unknown): void {
-    const code = (err as NodeJS.ErrnoException).code === 'EMOUNTLOST' ? 'MOUNT_LOST' : mountFaultCode(err);
+    const errno = (err as NodeJS.ErrnoException).code;
+    let code = errno === 'EMOUNTLOST' ? 'MOUNT_LOST' : mountFaultCode(err);
+    // A directory of ours vanished: the data directory was removed or the mount went away
+    // (the probe of #waitOutFault tells which: the marker is checked first).
+    if (code === undefined && (errno === 'ENOENT' || errno === 'ENOTDIR')) code = 'MOUNT_LOST';
     if (code === undefined) {
-      this.#log.error(`internal error: ${describeError(err)}`);
-      if (process.env.MOUNTCRAWL_DEBUG) this.#log.error(String((err as Error).stack));
-      this.#stopping ??= { reason: 'stopped', exitCode: ExitCode.INTERNAL, message: describeError(err) };
+      if (this.#stopping?.exitCode !== ExitCode.INTERNAL) {
+        this.#log.error(`INTERNAL: ${describeError(err)} (a bug: please report it with MOUNTCRAWL_DEBUG=1 output)`);
+        if (process.env.MOUNTCRAWL_DEBUG) this.#log.error(String((err as Error).stack));
+      }
+      this.#stopping ??= { reason: 'stopped', exitCode: ExitCode.INTERNAL, message: `INTERNAL: ${describeError(err)}` };
       this.#wakeLoop();
       return;
     }
     if (this.#fault === undefined) {
-      this.#fault = { code, message: describeError(err) };
+      this.#fault = { code, message: `${this.#config.dataDir}: ${describeError(err)}` };
       this.#faultFirstAt ??= this.#clock.monotonic();
-      this.#log.error(`${code}: ${describeError(err)}; fetching paused, retrying the mount for ${Math.round(this.#config.mountRetryMs / 1000)} s`);
+      const left = Math.max(0, this.#config.mountRetryMs - (this.#clock.monotonic() - this.#faultFirstAt)) / 1000;
+      this.#log.error(`${code}: ${this.#fault.message}; fetching paused, retrying the mount for ${Math.round(left)} s`);
     }
     this.#wakeLoop();
   }
@@ -854,7 +861,7 @@ export class CrawlNode {
           }
         }
         this.#fault = undefined;
-        this.#log.info('mount is back, crawling again');
+        this.#log.warn('the mount is back: crawling again');
         this.#pump();
         return undefined;
       } catch {

@@ -58,7 +58,8 @@ export class StreamLogger implements Logger {
     const extra = Object.entries(fields)
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(' ');
-    const prefix = level === 'info' ? 'mountcrawl:' : `mountcrawl: ${level}:`;
+    // Errors start with their CODE already; warnings say so.
+    const prefix = level === 'warn' ? 'mountcrawl: warning:' : 'mountcrawl:';
     this.#write(extra === '' ? `${prefix} ${message}` : `${prefix} ${message} ${extra}`);
   }
 }

@@ -26,7 +26,7 @@ export function spawnCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 120_000,
-): ChildProcess & { done: Promise<CliResult> } {
+): ChildProcess & { done: Promise<CliResult>; stderrSoFar: () => string } {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, MOUNTCRAWL_DATA: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,7 +42,7 @@ export function spawnCli(
       resolve({ code, signal, stdout, stderr });
     });
   });
-  return Object.assign(child, { done });
+  return Object.assign(child, { done, stderrSoFar: () => stderr });
 }
 
 /** Runs the CLI to its end (killing it after `timeoutMs`). */
