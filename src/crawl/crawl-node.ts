@@ -139,6 +139,11 @@ export class CrawlNode {
     }
     await this.#membership.beat(this.#status('starting'));
     await this.#membership.observe();
+    // Nodes started together see each other within one heartbeat: wait for it, so that the
+    // first node up does not take every host only to hand most of them over a moment later.
+    await new Promise((resolve) => setTimeout(resolve, this.#config.heartbeatMs));
+    await this.#membership.beat(this.#status('starting'));
+    await this.#membership.observe();
     this.#ownership.setLive(this.#membership.liveIds());
     this.#scheduleTick();
     this.#log.info('node started', { node: this.#config.nodeId, data: this.#config.dataDir });
@@ -553,6 +558,14 @@ export class CrawlNode {
     let outcome: PageOutcome | undefined;
     let kind: 'ok' | 'transient' | 'final' = 'ok';
     try {
+      // With URL partitioning another node may have fetched this URL while it was its owner.
+      if (this.#ownership.partition === 'url' && (await this.#store.hasLinks(host.dir, item.key))) {
+        host.done.add(item.key);
+        host.claimed.delete(item.key);
+        host.fetched--;
+        this.#fetchedThisRun--;
+        return;
+      }
       outcome = await fetchPage(target, {
         fetcher: this.#fetcher,
         clock: this.#clock,

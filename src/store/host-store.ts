@@ -1,4 +1,4 @@
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -76,6 +76,20 @@ export class HostStore {
   /** Writes (or replaces) the errs record of a key. */
   async writeErrs(hostDir: string, key: string, record: ErrsRecord): Promise<void> {
     await this.#write('errs', hostDir, this.#layout.errs(hostDir, key), serializeRecord(record));
+  }
+
+  /**
+   * True when a key has a links record: one stat on the mount. Only for `--partition url`,
+   * where other nodes write into the same host directories and memory cannot know.
+   */
+  async hasLinks(hostDir: string, key: string): Promise<boolean> {
+    try {
+      await stat(this.#layout.links(hostDir, key));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
   }
 
   /** Removes the errs record of a key that has now succeeded. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { startGeneratedSite } from '../../src/site/generated-site.js';
@@ -114,7 +114,9 @@ describe('faults of the data directory', { timeout: 120_000 }, () => {
     if (skip) return t.skip(skip);
     const child = spawnCli(crawl('--mount-retry', '1'));
     await until(async () => (await visibleRecords(data).catch(() => [])).length >= 30);
-    await rm(data, { recursive: true, force: true });
+    // Renamed away first, so the node cannot write into it while it is being deleted.
+    await rename(data, `${data}.gone`);
+    await rm(`${data}.gone`, { recursive: true, force: true });
     const r = await child.done;
     assert.equal(r.code, 4, r.stderr);
     assert.match(errorLines(r.stderr)[0] ?? '', /^mountcrawl: MOUNT_LOST: /);

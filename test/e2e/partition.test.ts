@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
+import type { LoopbackSite } from '../../src/site/site-server.js';
+import { FAST, spawnCli, tempDir } from '../support/cli.js';
+import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
+
+const PAGES = 150;
+
+describe('--partition url: one big site shared by URL', { timeout: 60_000 }, () => {
+  let site: LoopbackSite;
+  let data: { path: string; cleanup: () => Promise<void> };
+  before(async () => {
+    site = await startGeneratedSite({ hosts: 1, pagesPerHost: PAGES, linksPerPage: 6, latencyMs: 10 });
+    data = await tempDir();
+  });
+  after(async () => {
+    await site.close();
+    await data.cleanup();
+  });
+
+  test('two nodes share one host by URL: both crawl, nothing twice, politeness per node', async () => {
+    const args = (id: string): string[] => ['crawl', site.url(0, '/'), '--data', data.path, '--partition', 'url', '--per-host', '2', '--node-id', id, ...FAST];
+    const results = await Promise.all([spawnCli(args('u1')), spawnCli(args('u2'))].map((n) => n.done));
+    for (const r of results) assert.equal(r.code, 0, r.stderr);
+    const pages = results.map((r) => Number(/done \(\w+\): (\d+) pages/.exec(r.stderr)?.[1]));
+    assert.equal(pages[0]! + pages[1]!, PAGES);
+    assert.ok(pages[0]! > 0 && pages[1]! > 0, `split ${pages.join(' + ')}`);
+    const dups = [...site.counts].filter(([url, n]) => n > 1 && !url.endsWith('/robots.txt'));
+    assert.deepEqual(dups, []);
+    // Politeness is per node here: each node keeps --per-host, so the host sees at most 2 x 2.
+    assert.ok(site.maxInFlight(0) <= 4, `${site.maxInFlight(0)} in flight`);
+    const files = new Set(await listFiles(data.path));
+    for (let i = 0; i < PAGES; i++) assert.ok(files.has(filesOf(site.url(0, pagePath(i))).links));
+    assert.deepEqual(await tempFiles(data.path), []);
+  });
+});
