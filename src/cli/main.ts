@@ -15,7 +15,7 @@ function out(line: string): void {
 }
 
 /** Builds the command-line program; each action stores its exit code in `result`. */
-function buildProgram(result: { code: number }): Command {
+function buildProgram(result: { code: number }, argv: readonly string[]): Command {
   const program = new Command('mountcrawl')
     .description('A web crawler for many machines that share nothing but a directory (NFS, sshfs).')
     .version(VERSION)
@@ -32,7 +32,7 @@ function buildProgram(result: { code: number }): Command {
     const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli');
     const processes = parseWhole('--processes', String(opts.processes), 1);
     if (processes > 1) {
-      result.code = await runSupervisor(config, processes, process.argv.slice(2));
+      result.code = await runSupervisor(config, processes, argv.slice(2));
       return;
     }
     const supervised = process.env[SUPERVISED_ENV] === '1' && typeof process.send === 'function';
@@ -73,6 +73,26 @@ function buildProgram(result: { code: number }): Command {
       result.code = await statusCommand(resolveDataDir(opts.data, process.env), { json: opts.json === true, wait: opts.wait !== false }, out);
     });
 
+  dataDirOption(program.command('demo').description('start a small web site on loopback and crawl it with several nodes'))
+    .option('--processes <n>', 'nodes to start', '3')
+    .option('--hosts <n>', 'hosts of the demo site', '8')
+    .option('--pages <n>', 'pages per host', '150')
+    .option('--no-progress', 'no progress display')
+    .action(async (opts: { data?: string; processes: string; hosts: string; pages: string; progress: boolean }) => {
+      const { demoCommand } = await import('./demo-command.js');
+      result.code = await demoCommand(
+        {
+          dataDir: resolveDataDir(opts.data, process.env),
+          processes: parseWhole('--processes', opts.processes, 1),
+          hosts: Math.min(parseWhole('--hosts', opts.hosts, 1), 200),
+          pages: parseWhole('--pages', opts.pages, 1),
+          progress: opts.progress,
+        },
+        (args) => main([argv[0] ?? process.execPath, argv[1] ?? 'mountcrawl', ...args]),
+        out,
+      );
+    });
+
   return program;
 }
 
@@ -82,7 +102,7 @@ function buildProgram(result: { code: number }): Command {
  */
 export async function main(argv: readonly string[]): Promise<number> {
   const result = { code: ExitCode.OK as number };
-  const program = buildProgram(result);
+  const program = buildProgram(result, argv);
   try {
     await program.parseAsync([...argv]);
     return result.code;

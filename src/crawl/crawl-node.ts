@@ -702,7 +702,6 @@ export class CrawlNode {
       host.errs.delete(target.key);
       host.done.add(target.key);
       host.claimed.delete(target.key);
-      this.#log.info('failed', { url: target.url, code: failure.code });
     } else {
       host.errs.set(target.key, record);
       this.#addRetry(host, { url: target.url, key: target.key, depth: target.depth }, this.#clock.monotonic() + retryIn!);
