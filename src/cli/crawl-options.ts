@@ -37,7 +37,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--max-depth <n>', 'links followed from a seed', String(d.maxDepth))
     .option('--max-pages <n>', 'pages this node fetches in this run, then stops', 'unlimited')
     .option('--max-pages-per-host <n>', 'pages fetched per host in this run', 'unlimited')
-    .option('--max-pages-per-pattern <n>', 'pages per host per URL shape (digits as 0): bounds calendars', String(d.maxPagesPerPattern))
+    .option('--max-pages-per-pattern <n>', 'pages per host per URL shape (digits as 0) in this run', 'unlimited')
     .option('--max-repeated-segments <n>', 'a path segment repeated this often marks a trap', String(d.maxRepeatedSegments))
     .option('--concurrency <n>', 'requests in flight in this node', String(d.concurrency))
     .option('--per-host <n>', 'requests in flight per host (whole cluster)', String(d.perHost))

@@ -79,8 +79,9 @@ export interface CrawlConfig {
   /** Most times one path segment may repeat in a URL before it counts as a trap. */
   readonly maxRepeatedSegments: number;
   /**
-   * Most pages fetched per host under one URL "shape" (the path with every digit run
-   * replaced by 0): bounds generated sequences such as calendars. Infinity: no bound.
+   * Most pages queued per host in a run under one URL "shape" (the path with every digit run
+   * replaced by 0): an extra bound on generated sequences such as calendars, which
+   * --max-depth already bounds. Infinity (the default): no bound.
    */
   readonly maxPagesPerPattern: number;
 }
@@ -94,7 +95,7 @@ export const DEFAULTS = Object.freeze({
   maxPagesPerHost: Infinity,
   concurrency: 32,
   perHost: 2,
-  delayMs: 250,
+  delayMs: 1_000,
   timeoutMs: 30_000,
   connectTimeoutMs: 10_000,
   maxBytes: 10 * 1024 * 1024,
@@ -110,6 +111,6 @@ export const DEFAULTS = Object.freeze({
   deadAfterMs: 15_000,
   mountRetryMs: 60_000,
   maxRepeatedSegments: 3,
-  maxPagesPerPattern: 1_000,
+  maxPagesPerPattern: Infinity,
   partition: 'host' as Partition,
 });
