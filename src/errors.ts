@@ -41,11 +41,9 @@ export class FetchFailure extends MountcrawlError {
   }
 }
 
-/** Exit codes of the CLI. */
+/** Exit codes of the CLI (docs/errors.md). */
 export const ExitCode = {
   OK: 0,
-  /** The crawl stopped before it was complete (a limit, or errors left on the mount). */
-  INCOMPLETE: 1,
   USAGE: 2,
   DATA_DIR: 3,
   MOUNT: 4,
@@ -98,16 +96,6 @@ const MOUNT_FAULTS: Record<string, string> = {
 export function mountFaultCode(err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === undefined ? undefined : MOUNT_FAULTS[code];
-}
-
-/** A failure of the data directory: the node pauses, retries the mount, then gives up. */
-export class MountFault extends MountcrawlError {
-  readonly path: string;
-  constructor(code: string, path: string, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-    this.name = 'MountFault';
-    this.path = path;
-  }
 }
 
 /** One-line description of any thrown value, for logs and errs records. */

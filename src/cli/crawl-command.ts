@@ -2,6 +2,7 @@ import { systemClock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { ExitCode } from '../errors.js';
 import { CrawlNode, type RunResult } from '../crawl/crawl-node.js';
+import type { Hooks } from '../crawl/hooks.js';
 import { StreamLogger } from '../progress/logger.js';
 import { ProgressDisplay } from '../progress/progress-display.js';
 import { snapshotOf } from '../progress/snapshot.js';
@@ -16,9 +17,9 @@ export interface CrawlHooks {
  * Runs one node in this process: progress display, Ctrl-C / SIGTERM handling (first: stop
  * gracefully; second: exit at once), and the end summary. Returns the exit code.
  */
-export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}): Promise<number> {
+export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, userHooks?: Hooks): Promise<number> {
   const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: config.nodeId });
-  const node = new CrawlNode(config, { clock: systemClock, logger });
+  const node = new CrawlNode(config, { clock: systemClock, logger, ...(userHooks ? { hooks: userHooks } : {}) });
   const display = new ProgressDisplay({ enabled: config.progress && hooks.onProgress === undefined, json: config.json }, logger);
   const started = systemClock.monotonic();
 

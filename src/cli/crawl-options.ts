@@ -51,6 +51,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--max-retry-delay <seconds>', 'longest wait between attempts', String(d.retryMaxMs / 1000))
     .option('--user-agent <string>', 'User-Agent header (also matched against robots.txt)', d.userAgent)
     .option('--node-id <id>', 'this node\'s id (default: host name and pid)')
+    .option('--hook <file>', 'an ES module exporting filter(url) and/or onPage(page) (docs/hooks.md)')
     .option('--session-params <names>', 'comma-separated parameters stripped from URLs (\'\' for none)', DEFAULT_SESSION_PARAMS.join(','))
     .option('--max-url-length <n>', 'longer URLs are dropped', String(DEFAULT_MAX_URL_LENGTH))
     .option('--frontier-cap <n>', 'URLs held in memory; more wait on disk', String(d.frontierCap))

@@ -7,6 +7,7 @@ import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
 import { SUPERVISED_ENV, runSupervisor } from './supervisor.js';
 import { snapshotOf } from '../progress/snapshot.js';
+import { loadHooks } from '../crawl/hooks.js';
 
 const VERSION = '0.1.0';
 
@@ -32,13 +33,16 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli');
     const processes = parseWhole('--processes', String(opts.processes), 1);
     if (processes > 1) {
+      if (typeof opts.hook === 'string') await loadHooks(opts.hook); // checked once here; each node loads it
       result.code = await runSupervisor(config, processes, argv.slice(2));
       return;
     }
+    const userHooks = typeof opts.hook === 'string' ? await loadHooks(opts.hook) : undefined;
     const supervised = process.env[SUPERVISED_ENV] === '1' && typeof process.send === 'function';
     result.code = await runCrawl(
       config,
       supervised ? { onProgress: (node) => process.send!({ type: 'progress', snapshot: snapshotOf(config.nodeId, node.stats) }) } : {},
+      userHooks,
     );
   });
 

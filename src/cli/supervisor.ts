@@ -24,7 +24,7 @@ export interface ChildMessage {
 const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
 
 /** Exit codes after which a child is not started again: it finished, or cannot do better. */
-const FINAL_CODES = new Set<number>([ExitCode.OK, ExitCode.INCOMPLETE, ExitCode.USAGE, ExitCode.DATA_DIR, ExitCode.MOUNT]);
+const FINAL_CODES = new Set<number>([ExitCode.OK, ExitCode.USAGE, ExitCode.DATA_DIR, ExitCode.MOUNT]);
 const MAX_BACKOFF_MS = 30_000;
 /** A child that crashes this many times in a row is given up on. */
 const MAX_CRASHES = 5;

@@ -32,6 +32,7 @@ export function buildLinksRecord(
     ...(etag !== undefined ? { etag } : {}),
     ...(lastModified !== undefined ? { lastModified } : {}),
     ...(commit.redirects.length > 0 ? { redirects: commit.redirects } : {}),
+    ...(commit.data !== undefined ? { data: commit.data } : {}),
     links: commit.links,
   };
 }

@@ -20,6 +20,8 @@ import { hostDirOfNormalized } from '../url/host-dir.js';
 import { urlKey } from '../url/key.js';
 import { NORMALIZATION_VERSION, normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { reconcileNormalization } from './normalization.js';
+import { hookPage, type Hooks } from './hooks.js';
+import { decodeBytes } from '../extract/charset.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
 import { fetchPage, type Commit, type PageOutcome, type Target } from './fetch-page.js';
 import { HostState, type QueueItem } from './host-state.js';
@@ -42,6 +44,8 @@ export interface CrawlNodeDeps {
   /** HTTP dispatcher for tests; default: the fetcher's own undici Agent. */
   readonly dispatcher?: Dispatcher;
   readonly stats?: CrawlStats;
+  /** The user's --hook module, if any. */
+  readonly hooks?: Hooks;
 }
 
 /** How long in-flight requests may finish after a stop before they are abandoned. */
@@ -86,6 +90,7 @@ export class CrawlNode {
   #ticking = false;
   #wake: (() => void) | undefined;
   readonly #tasks = new Set<Promise<void>>();
+  readonly #hooks: Hooks | undefined;
 
   constructor(config: CrawlConfig, deps: CrawlNodeDeps) {
     this.#config = config;
@@ -95,6 +100,7 @@ export class CrawlNode {
     this.#fetcher = new Fetcher(config, { clock: deps.clock, ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}) });
     this.#scope = new ScopeFilter(config.scope, config.include, config.exclude);
     this.#ownership = new Ownership(config.nodeId, config.partition);
+    this.#hooks = deps.hooks;
     // Every request in flight listens for the stop signal.
     setMaxListeners(Infinity, this.#abort.signal);
   }
@@ -219,7 +225,10 @@ export class CrawlNode {
       ) {
         return { reason: 'complete', exitCode: ExitCode.OK };
       }
-      await this.#sleep(this.#config.watch ? Math.max(this.#config.heartbeatMs, 2_000) : this.#config.heartbeatMs);
+      // Alone, the next (cheap, incremental) reseed can confirm the end at once; with peers,
+      // wait for their next heartbeats.
+      const alone = this.#membership.livePeers().length === 0;
+      await this.#sleep(this.#config.watch ? Math.max(this.#config.heartbeatMs, 2_000) : alone ? 50 : this.#config.heartbeatMs);
     }
   }
 
@@ -287,6 +296,7 @@ export class CrawlNode {
       return 'known';
     }
     if (!this.#scope.accepts(url)) return 'known';
+    if (this.#hooks?.filter !== undefined && !this.#hookFilter(url)) return 'known';
     if (hasRepeatedSegment(url, cfg.maxRepeatedSegments)) {
       this.stats.cut.repeatedSegment++;
       return 'known';
@@ -658,7 +668,8 @@ export class CrawlNode {
     for (const t of outcome.claimed) if (!host.done.has(t.key)) host.claimed.delete(t.key);
   }
 
-  async #commitPage(host: HostState, c: Extract<Commit, { type: 'page' }>): Promise<void> {
+  async #commitPage(host: HostState, page: Extract<Commit, { type: 'page' }>): Promise<void> {
+    const c = page.body !== null && this.#hooks?.onPage !== undefined ? await this.#hookOnPage(page, page.body) : page;
     const key = c.target.key;
     const htmlPath = c.body === null ? null : this.#layout.relativeHtml(host.dir, key);
     const record = buildLinksRecord(c, { nodeId: this.#config.nodeId, nowMs: this.#clock.now(), htmlPath });
@@ -683,6 +694,54 @@ export class CrawlNode {
       if (this.#offer(link, hostDir, c.target.depth + 1) === 'full') complete = false;
     }
     if (complete) this.#reseeder.markRead(host.dir, key);
+  }
+
+  /** A user's filter: a throwing filter keeps the URL (and is reported). */
+  #hookFilter(url: string): boolean {
+    try {
+      return this.#hooks!.filter!(url) !== false;
+    } catch (err) {
+      this.#hookFailed('filter', err);
+      return true;
+    }
+  }
+
+  /** Lets a user's onPage change the links of a page and add data; a throwing hook changes nothing. */
+  async #hookOnPage(c: Extract<Commit, { type: 'page' }>, body: Buffer): Promise<Extract<Commit, { type: 'page' }>> {
+    try {
+      const result = await this.#hooks!.onPage!(
+        hookPage({
+          url: c.target.url,
+          status: c.response.status,
+          contentType: c.response.contentType,
+          depth: c.target.depth,
+          html: decodeBytes(body, c.charset ?? 'UTF-8'),
+          links: c.links,
+        }),
+      );
+      if (result === undefined || result === null) return c;
+      let links = c.links;
+      if (Array.isArray(result.links)) {
+        const seen = new Set<string>();
+        links = [];
+        for (const raw of result.links) {
+          const r = typeof raw === 'string' ? normalizeUrl(raw, c.target.url, this.#normalize) : undefined;
+          if (r?.ok && !seen.has(r.url)) {
+            seen.add(r.url);
+            (links as string[]).push(r.url);
+          }
+        }
+      }
+      return { ...c, links, ...(result.data !== undefined ? { data: JSON.parse(JSON.stringify(result.data)) as unknown } : {}) };
+    } catch (err) {
+      this.#hookFailed('onPage', err);
+      return c;
+    }
+  }
+
+  #hookFailed(what: string, err: unknown): void {
+    this.stats.hookErrors++;
+    if (this.stats.hookErrors <= 5) this.#log.warn(`--hook ${what} threw: ${describeError(err)}`);
   }
 
   async #commitError(host: HostState, c: Extract<Commit, { type: 'error' }>): Promise<void> {

@@ -27,6 +27,8 @@ export type Commit =
       readonly body: Buffer | null;
       readonly charset?: string;
       readonly links: readonly string[];
+      /** What a --hook onPage returned as data. */
+      readonly data?: unknown;
     }
   | { readonly type: 'error'; readonly target: Target; readonly failure: FetchFailure };
 

@@ -42,6 +42,8 @@ export class CrawlStats {
     truncated: 0,
     hostGaveUp: 0,
   };
+  /** Times the user's --hook threw. */
+  hookErrors = 0;
   round = 0;
   queued = 0;
   inFlight = 0;

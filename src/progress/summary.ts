@@ -24,6 +24,7 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     seconds: Math.round(seconds * 10) / 10,
     pagesPerSecond: seconds > 0 ? Math.round((stats.pages / seconds) * 10) / 10 : 0,
     rounds: stats.round,
+    ...(stats.hookErrors > 0 ? { hookErrors: stats.hookErrors } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
     finalErrors: Object.fromEntries([...stats.finalErrors].sort((a, b) => b[1] - a[1])),
     cut,
@@ -41,5 +42,6 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
   lines.push(errs.length === 0 ? 'errors: none' : `errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const cut = Object.entries(s.cut as Record<string, number>);
   if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (stats.hookErrors > 0) lines.push(`--hook threw ${stats.hookErrors} times (the pages were stored as found)`);
   return lines.join('\n');
 }

@@ -41,6 +41,8 @@ export interface LinksRecord {
   readonly lastModified?: string;
   /** The hops this URL went through, when it redirected. */
   readonly redirects?: readonly RedirectHop[];
+  /** What the user's --hook onPage returned as data. */
+  readonly data?: unknown;
   /** Absolute, normalized, deduplicated links found (or the redirect target). */
   readonly links: readonly string[];
 }
