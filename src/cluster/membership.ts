@@ -2,7 +2,8 @@ import { readdir, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Clock } from '../config/clock.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import type { Layout } from '../store/layout.js';
+import { tempOwner, type Layout } from '../store/layout.js';
+import { join } from 'node:path';
 import { readJsonValidated } from '../store/read-whole.js';
 import { bootId, isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
@@ -117,7 +118,8 @@ export class Membership {
   async observe(): Promise<boolean> {
     const before = this.liveIds().join('\n');
     const now = this.#clock.monotonic();
-    const names = (await readdir(this.#layout.dir('nodes'))).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    const listing = await readdir(this.#layout.dir('nodes'));
+    const names = listing.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
     const present = new Set<string>();
     await Promise.all(
       names.map(async (name) => {
@@ -142,6 +144,10 @@ export class Membership {
       // time, so that a node that was merely slow does not lose its record under it.
       if (!peer.alive && (isDeadLocalProcess(peer.record) || now - peer.lastChange > 2 * this.#options.deadAfterMs)) {
         await unlink(this.#layout.node(id)).catch(() => undefined);
+        // and the temporary heartbeat files it was writing when it died (invariant 4)
+        for (const name of listing) {
+          if (tempOwner(name) === id) await unlink(join(this.#layout.dir('nodes'), name)).catch(() => undefined);
+        }
         this.#peers.delete(id);
       }
     }

@@ -1,0 +1,153 @@
+import type { Clock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { describeError } from '../errors.js';
+import { decodeBytes } from '../extract/charset.js';
+import { nextRetryDelay } from '../frontier/retry-policy.js';
+import type { Logger } from '../progress/logger.js';
+import type { CrawlStats } from '../progress/stats.js';
+import type { HostStore } from '../store/host-store.js';
+import type { Layout } from '../store/layout.js';
+import { hostDirOfNormalized } from '../url/host-dir.js';
+import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
+import { buildErrsRecord, buildLinksRecord } from './build-records.js';
+import type { Commit, PageOutcome } from './fetch-page.js';
+import type { Frontier } from './frontier.js';
+import { hookPage, type Hooks } from './hooks.js';
+import type { HostState } from './host-state.js';
+import type { Reseeder } from './reseeder.js';
+
+type PageCommit = Extract<Commit, { type: 'page' }>;
+type ErrorCommit = Extract<Commit, { type: 'error' }>;
+
+export interface CommitterDeps {
+  readonly config: CrawlConfig;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly stats: CrawlStats;
+  readonly layout: Layout;
+  readonly store: HostStore;
+  readonly reseeder: Reseeder;
+  readonly frontier: Frontier;
+  readonly normalize: NormalizeOptions;
+  readonly hooks: Hooks | undefined;
+  /** Called after every page stored (the mount works). */
+  readonly onStored: () => void;
+}
+
+/**
+ * Writes what fetching a URL came to (DESIGN §2, invariant 2): for a page, its body then its
+ * links record (the commit), targets of a redirect chain before the URLs that led to them;
+ * for a failure, its errs record, with the retry schedule. Then the page's links are offered
+ * to the frontier, and a --hook onPage gets its say before anything is written.
+ */
+export class Committer {
+  readonly #d: CommitterDeps;
+
+  constructor(deps: CommitterDeps) {
+    this.#d = deps;
+  }
+
+  /** Writes an outcome. Throws what the file system throws (the URL is then not done). */
+  async commit(host: HostState, outcome: PageOutcome): Promise<void> {
+    this.#d.stats.cut.tooLong += outcome.tooLong;
+    for (const c of outcome.commits) {
+      if (c.type === 'page') await this.#page(host, c);
+      else await this.#error(host, c);
+    }
+    for (const t of outcome.claimed) if (!host.done.has(t.key)) host.claimed.delete(t.key);
+  }
+
+  async #page(host: HostState, found: PageCommit): Promise<void> {
+    const { stats, store, frontier } = this.#d;
+    const c = found.body !== null && this.#d.hooks?.onPage !== undefined ? await this.#onPage(found, found.body) : found;
+    const key = c.target.key;
+    const htmlPath = c.body === null ? null : this.#d.layout.relativeHtml(host.dir, key);
+    const record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath });
+    await store.writePage(host.dir, key, c.body, record);
+    if (host.errs.has(key)) {
+      host.errs.delete(key);
+      await store.removeErrs(host.dir, key);
+    }
+    host.done.add(key);
+    host.claimed.delete(key);
+    this.#d.onStored();
+    stats.pages++;
+    if (c.body !== null) {
+      stats.htmlPages++;
+      stats.bytes += c.body.length;
+      if (c.response.truncated) stats.cut.truncated++;
+    }
+    // Links to hosts this node owns go to its frontier; the others are on disk in the record
+    // just written, where their owners' reseeds find them.
+    let complete = true;
+    for (const link of c.links) {
+      const hostDir = hostDirOfNormalized(link);
+      if (hostDir === undefined || !frontier.wantsHost(hostDir)) continue;
+      if (frontier.offer(link, hostDir, c.target.depth + 1) === 'full') complete = false;
+    }
+    if (complete) this.#d.reseeder.markRead(host.dir, key);
+  }
+
+  async #error(host: HostState, c: ErrorCommit): Promise<void> {
+    const { config, clock, store, stats } = this.#d;
+    const { target, failure } = c;
+    const previous = host.errs.get(target.key);
+    const attempts = (previous?.attempts ?? 0) + 1;
+    const retryIn = failure.kind === 'transient' ? nextRetryDelay(attempts, config, failure.retryAfterMs) : undefined;
+    const record = buildErrsRecord(target, failure, previous, { nodeId: config.nodeId, nowMs: clock.now(), retryInMs: retryIn });
+    await store.writeErrs(host.dir, target.key, record);
+    stats.countError(failure.code, record.final);
+    if (failure.retryAfterMs !== undefined) {
+      host.politeness.pauseUntil(clock.monotonic() + Math.min(failure.retryAfterMs, config.retryMaxMs));
+    }
+    if (record.final) {
+      host.errs.delete(target.key);
+      host.done.add(target.key);
+      host.claimed.delete(target.key);
+    } else {
+      host.errs.set(target.key, record);
+      this.#d.frontier.addRetry(host, { url: target.url, key: target.key, depth: target.depth }, clock.monotonic() + retryIn!);
+    }
+  }
+
+  /** Lets a user's onPage change the links of a page and add data; a throwing hook changes nothing. */
+  async #onPage(c: PageCommit, body: Buffer): Promise<PageCommit> {
+    try {
+      const result = await this.#d.hooks!.onPage!(
+        hookPage({
+          url: c.target.url,
+          status: c.response.status,
+          contentType: c.response.contentType,
+          depth: c.target.depth,
+          html: decodeBytes(body, c.charset ?? 'UTF-8'),
+          links: c.links,
+        }),
+      );
+      if (result === undefined || result === null) return c;
+      let links = c.links;
+      if (Array.isArray(result.links)) {
+        const seen = new Set<string>();
+        const kept: string[] = [];
+        for (const raw of result.links) {
+          const r = typeof raw === 'string' ? normalizeUrl(raw, c.target.url, this.#d.normalize) : undefined;
+          if (r?.ok && !seen.has(r.url)) {
+            seen.add(r.url);
+            kept.push(r.url);
+          }
+        }
+        links = kept;
+      }
+      const data = result.data === undefined ? {} : { data: JSON.parse(JSON.stringify(result.data)) as unknown };
+      return { ...c, links, ...data };
+    } catch (err) {
+      this.hookFailed('onPage', err);
+      return c;
+    }
+  }
+
+  /** Counts a --hook failure and reports the first few. */
+  hookFailed(what: string, err: unknown): void {
+    this.#d.stats.hookErrors++;
+    if (this.#d.stats.hookErrors <= 5) this.#d.log.warn(`--hook ${what} threw: ${describeError(err)}`);
+  }
+}

@@ -1,0 +1,250 @@
+import type { Leases } from '../cluster/lease.js';
+import type { Membership } from '../cluster/membership.js';
+import type { Ownership } from '../cluster/ownership.js';
+import type { Clock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { FetchFailure } from '../errors.js';
+import { ALLOW_ALL, RobotsUnavailable, type RobotsCache } from '../fetch/robots.js';
+import type { Logger } from '../progress/logger.js';
+import type { CrawlStats } from '../progress/stats.js';
+import type { HostStore } from '../store/host-store.js';
+import { originOf, type Frontier } from './frontier.js';
+import { HostState } from './host-state.js';
+
+export interface HostKeeperDeps {
+  readonly config: CrawlConfig;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly stats: CrawlStats;
+  readonly ownership: Ownership;
+  readonly membership: Membership;
+  readonly leases: Leases;
+  readonly store: HostStore;
+  readonly robots: RobotsCache;
+  /** Aborts a robots.txt fetch at shutdown. */
+  readonly signal: () => AbortSignal;
+  /** The frontier is created after the keeper; this returns it. */
+  readonly frontier: () => Frontier;
+  readonly onStoreError: (err: unknown) => void;
+  readonly wake: () => void;
+}
+
+/**
+ * The life of a host in this node (DESIGN §3): take its lease (host partitioning), read its
+ * listing once (done set, errs records to retry, a previous owner's temp files to remove),
+ * fetch its robots.txt, and let it go again when ownership moves (after its requests in
+ * flight) or when its lease is lost (at once).
+ */
+export class HostKeeper {
+  readonly #d: HostKeeperDeps;
+
+  constructor(deps: HostKeeperDeps) {
+    this.#d = deps;
+  }
+
+  /** Starts managing a host this node owns; returns its state at once (lease and listing follow). */
+  adopt(hostDir: string, url: string | undefined): HostState {
+    const hosts = this.#d.frontier().hosts;
+    const existing = hosts.get(hostDir);
+    if (existing) return existing;
+    const host = new HostState(hostDir, this.#d.config);
+    if (url !== undefined) host.origin = originOf(url);
+    hosts.set(hostDir, host);
+    host.loaded = this.#take(host).catch((err) => this.#d.onStoreError(err));
+    return host;
+  }
+
+  /** Tries again for hosts whose lease a live node held (it lets go once it sees it is not the owner). */
+  retryBlocked(): void {
+    for (const host of this.#d.frontier().hosts.values()) {
+      if (host.phase === 'blocked') host.loaded = this.#take(host).catch((err) => this.#d.onStoreError(err));
+    }
+  }
+
+  async #take(host: HostState): Promise<void> {
+    const { leases, log, ownership } = this.#d;
+    try {
+      if (ownership.partition === 'host') {
+        host.phase = 'acquiring';
+        const r = await leases.acquire(host.dir);
+        if ((host.phase as string) === 'releasing') {
+          if (r.ok) await leases.release(host.dir);
+          return;
+        }
+        if (!r.ok) {
+          host.phase = 'blocked';
+          return;
+        }
+        if (r.tookOver !== undefined) log.info('took host over', { host: host.dir, from: r.tookOver });
+      }
+      host.phase = 'loading';
+      await this.#load(host);
+    } catch (err) {
+      if (host.phase !== 'releasing') host.phase = 'blocked'; // tried again at the next heartbeat
+      throw err;
+    }
+  }
+
+  /** Reads the host's listing (done set, errs, stale temp files); then the host is ready. */
+  async #load(host: HostState): Promise<void> {
+    const { config, clock, membership, store, log } = this.#d;
+    const frontier = this.#d.frontier();
+    // With a lease, every temp file of the host is a previous owner's; without (URL
+    // partitioning), only those of nodes that are gone.
+    const exclusive = this.#d.ownership.partition === 'host';
+    const listing = await store.listHost(host.dir, (id) => exclusive || (id !== config.nodeId && membership.isGone(id)));
+    if (host.phase !== 'loading') return; // let go meanwhile
+    if (listing.removedTemps > 0) log.info('removed stale temp files', { host: host.dir, count: listing.removedTemps });
+    for (const key of listing.linksKeys) host.done.add(key);
+    const now = clock.monotonic();
+    const wallNow = clock.now();
+    for (const [key, rec] of listing.errs) {
+      if (host.done.has(key)) continue;
+      if (rec.final || rec.attempts >= config.maxAttempts) {
+        host.done.add(key);
+        continue;
+      }
+      host.errs.set(key, rec);
+      if (host.retries.some((r) => r.key === key)) continue;
+      // nextAttemptAt was written by some node's wall clock: a small skew only moves a retry.
+      const dueWall = rec.nextAttemptAt === null ? wallNow : Date.parse(rec.nextAttemptAt);
+      frontier.addRetry(host, { url: rec.url, key, depth: rec.depth }, now + Math.max(0, dueWall - wallNow));
+    }
+    // What was offered before the listing came: done ones go, failed ones wait for their retry.
+    for (const item of frontier.filterQueue(host, (i) => !host.done.has(i.key) && !host.errs.has(i.key))) {
+      if (host.done.has(item.key)) host.claimed.delete(item.key);
+    }
+    host.phase = 'ready';
+    this.#d.stats.hostsOwned = frontier.readyCount();
+    frontier.schedule(host);
+  }
+
+  /**
+   * Lets a host go: its queue and retries leave memory (they are on disk). `moved` (another
+   * node owns it now): requests in flight finish and are committed, then the lease is
+   * released. `lost` (another node holds the lease): nothing more is written for it.
+   */
+  letGo(host: HostState, why: 'moved' | 'lost'): void {
+    if (host.phase === 'releasing') return;
+    const { leases, log, stats } = this.#d;
+    const frontier = this.#d.frontier();
+    const hadLease = host.phase === 'ready' || host.phase === 'loading';
+    host.phase = 'releasing';
+    frontier.dropHost(host);
+    if (why === 'lost') {
+      host.leaseLost = true;
+      log.warn('lost the lease of a host', { host: host.dir });
+    }
+    const finish = async (): Promise<void> => {
+      if (why === 'moved' && hadLease) await leases.release(host.dir).catch(() => undefined);
+      else leases.forget(host.dir);
+      frontier.hosts.delete(host.dir);
+      stats.hostsOwned = frontier.readyCount();
+    };
+    if (host.politeness.inFlight === 0) void finish();
+    else host.onIdle = finish;
+  }
+
+  /** Lets go of the hosts whose leases were found lost. */
+  dropLost(hostDirs: readonly string[]): void {
+    for (const dir of hostDirs) {
+      const host = this.#d.frontier().hosts.get(dir);
+      if (host) this.letGo(host, 'lost');
+    }
+  }
+
+  /**
+   * The live set changed: lets go of hosts that now belong to another node (host
+   * partitioning) or drops queued URLs that do (URL partitioning). Returns true when hosts
+   * may have come this node's way (a node left), whose links it skipped before.
+   */
+  rebalance(liveBefore: number): boolean {
+    const { ownership } = this.#d;
+    const frontier = this.#d.frontier();
+    for (const host of [...frontier.hosts.values()]) {
+      if (ownership.partition === 'host') {
+        if (!ownership.ownsHost(host.dir)) this.letGo(host, 'moved');
+      } else {
+        for (const item of frontier.filterQueue(host, (i) => ownership.ownsUrl(host.dir, i.key))) host.claimed.delete(item.key);
+      }
+    }
+    return ownership.liveCount <= liveBefore || ownership.partition === 'url';
+  }
+
+  /**
+   * A lease held for a host this node no longer manages would block its rightful owner
+   * forever: give such leases back (a safety net; a hand-over normally releases them).
+   */
+  async releaseOrphanLeases(): Promise<void> {
+    const { leases, log } = this.#d;
+    const hosts = this.#d.frontier().hosts;
+    for (const dir of [...leases.held()]) {
+      const host = hosts.get(dir);
+      if (host !== undefined && (host.phase !== 'releasing' || host.politeness.inFlight > 0)) continue;
+      if (host !== undefined) hosts.delete(dir);
+      log.warn('releasing a lease no host needed', { host: dir });
+      await leases.release(dir).catch(() => undefined);
+    }
+  }
+
+  /** Every request to a host (page or robots.txt) ends here: politeness, then a pending hand-over. */
+  requestEnded(host: HostState, outcome: 'ok' | 'transient' | 'final'): void {
+    host.politeness.finished(outcome);
+    if (host.politeness.inFlight === 0 && host.onIdle) {
+      const f = host.onIdle;
+      host.onIdle = undefined;
+      void f();
+    }
+  }
+
+  /**
+   * Fetches (or reads from the mount) the host's robots.txt; its queue waits meanwhile. When
+   * robots.txt is unavailable (5xx, no answer) the host waits and tries again with backoff;
+   * after --max-attempts it is left alone for this run.
+   */
+  async fetchRobots(host: HostState): Promise<void> {
+    const { config, clock, stats, log } = this.#d;
+    if (host.robotsLoading || host.robots !== undefined) return;
+    if (!config.robots) {
+      host.robots = ALLOW_ALL;
+      this.#d.frontier().schedule(host);
+      return;
+    }
+    host.robotsLoading = true;
+    host.politeness.started(clock.monotonic());
+    let outcome: 'ok' | 'transient' = 'ok';
+    try {
+      stats.requests++;
+      host.robots = await this.#d.robots.rules(host.dir, host.origin ?? `http://${host.dir}`, this.#d.signal());
+      host.politeness.setCrawlDelay(host.robots.crawlDelaySeconds);
+      host.robotsFailures = 0;
+    } catch (err) {
+      if (err instanceof RobotsUnavailable) {
+        outcome = 'transient';
+        host.robotsFailures++;
+        if (host.robotsFailures >= config.maxAttempts) {
+          this.#giveUp(host, `robots.txt unavailable ${host.robotsFailures} times (${err.reason})`);
+        } else {
+          const wait = Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** (host.robotsFailures - 1));
+          log.warn('robots.txt unavailable, host waits', { host: host.dir, reason: err.reason, waitMs: wait });
+          host.robotsRetryAt = clock.monotonic() + wait;
+        }
+      } else if (!(err instanceof FetchFailure && err.code === 'ABORTED')) {
+        this.#d.onStoreError(err);
+      }
+    } finally {
+      host.robotsLoading = false;
+      this.requestEnded(host, outcome);
+    }
+    this.#d.frontier().schedule(host);
+    this.#d.wake();
+  }
+
+  /** Leaves a host alone for the rest of this run (its URLs stay on disk for a later run). */
+  #giveUp(host: HostState, why: string): void {
+    host.gaveUp = true;
+    const dropped = this.#d.frontier().dropHost(host);
+    this.#d.stats.cut.hostGaveUp++;
+    this.#d.log.warn('leaving host alone for this run', { host: host.dir, reason: why, urls: dropped.length });
+  }
+}

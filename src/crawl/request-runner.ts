@@ -1,0 +1,191 @@
+import { setMaxListeners } from 'node:events';
+import type { Ownership } from '../cluster/ownership.js';
+import type { Clock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { FetchFailure } from '../errors.js';
+import type { Fetcher } from '../fetch/fetcher.js';
+import type { ScopeFilter } from '../frontier/scope.js';
+import type { CrawlStats } from '../progress/stats.js';
+import type { HostStore } from '../store/host-store.js';
+import type { NormalizeOptions } from '../url/normalize.js';
+import type { Committer } from './committer.js';
+import { fetchPage, type PageOutcome, type Target } from './fetch-page.js';
+import type { Frontier } from './frontier.js';
+import type { HostKeeper } from './host-keeper.js';
+import type { HostState, QueueItem } from './host-state.js';
+
+export interface RequestRunnerDeps {
+  readonly config: CrawlConfig;
+  readonly clock: Clock;
+  readonly stats: CrawlStats;
+  readonly fetcher: Fetcher;
+  readonly scope: ScopeFilter;
+  readonly ownership: Ownership;
+  readonly normalize: NormalizeOptions;
+  readonly store: HostStore;
+  readonly committer: Committer;
+  readonly keeper: HostKeeper;
+  readonly frontier: () => Frontier;
+  /** True when results may not be written: the node may be counted dead (no heartbeat). */
+  readonly fenced: () => boolean;
+  readonly stopping: () => boolean;
+  readonly onStoreError: (err: unknown) => void;
+  /** Called when a request ends and nothing is left in flight or queued. */
+  readonly idle: () => void;
+}
+
+/**
+ * The requests of a node: fetching a URL (fetch-page.ts: redirects, extraction), then
+ * committing what came of it, with the claims, politeness slots and counts that go with it.
+ * Knows how many requests are in flight, and waits for them at shutdown.
+ */
+export class RequestRunner {
+  readonly #d: RequestRunnerDeps;
+  readonly #abort = new AbortController();
+  readonly #tasks = new Set<Promise<void>>();
+  #inFlight = 0;
+  #fetched = 0;
+
+  constructor(deps: RequestRunnerDeps) {
+    this.#d = deps;
+    // Every request in flight listens for the stop signal.
+    setMaxListeners(Infinity, this.#abort.signal);
+  }
+
+  /** Aborts requests in flight (after the stop grace period), robots.txt fetches included. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Pages fetched in this run (for --max-pages). */
+  get fetched(): number {
+    return this.#fetched;
+  }
+
+  /** Starts `item` of `host` now (its politeness slot is taken here). */
+  start(host: HostState, item: QueueItem, now: number): void {
+    const target: Target = { ...item, hostDir: host.dir };
+    if (!host.robots!.isAllowed(item.url)) {
+      const failure = new FetchFailure('ROBOTS_DISALLOWED', 'final', 'disallowed by robots.txt');
+      this.#track(this.#commitUnfetched(host, item, { commits: [{ type: 'error', target, failure }], tooLong: 0, requests: 0, claimed: [] }));
+      return;
+    }
+    this.#inFlight++;
+    this.#fetched++;
+    host.fetched++;
+    host.politeness.started(now);
+    this.#track(this.#run(host, item, target));
+  }
+
+  /** Waits for the requests in flight, at most `graceMs`. */
+  async drain(graceMs: number): Promise<void> {
+    const clock = this.#d.clock;
+    const deadline = clock.monotonic() + graceMs;
+    while (this.#tasks.size > 0 && clock.monotonic() < deadline) {
+      const pause = new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(250, deadline - clock.monotonic()))));
+      await Promise.race([Promise.allSettled([...this.#tasks]), pause]);
+    }
+  }
+
+  /** Abandons the requests in flight: their results are not written. */
+  abort(): void {
+    this.#abort.abort();
+  }
+
+  #track(task: Promise<void>): void {
+    const t = task.catch((err) => this.#d.onStoreError(err)).finally(() => this.#tasks.delete(t));
+    this.#tasks.add(t);
+  }
+
+  async #run(host: HostState, item: QueueItem, target: Target): Promise<void> {
+    const d = this.#d;
+    let outcome: PageOutcome | undefined;
+    let kind: 'ok' | 'transient' | 'final' = 'ok';
+    try {
+      // With URL partitioning another node may have fetched this URL while it was its owner.
+      if (d.ownership.partition === 'url' && (await d.store.hasLinks(host.dir, item.key))) {
+        host.done.add(item.key);
+        host.claimed.delete(item.key);
+        host.fetched--;
+        this.#fetched--;
+        return;
+      }
+      outcome = await fetchPage(target, {
+        fetcher: d.fetcher,
+        clock: d.clock,
+        normalize: d.normalize,
+        maxRedirects: d.config.maxRedirects,
+        signal: this.#abort.signal,
+        claimRedirect: (t) => this.#claimRedirect(host, t),
+        pace: () => this.#pace(host),
+      });
+      d.stats.requests += outcome.requests;
+      const first = outcome.commits[0]!;
+      if (first.type === 'error') kind = first.failure.kind;
+      const aborted = first.type === 'error' && first.failure.code === 'ABORTED';
+      // A host that moved to another node is still ours until its requests in flight are
+      // committed and the lease is released; a host whose lease was lost is not.
+      if (aborted || host.leaseLost || d.fenced()) {
+        this.#unclaim(host, item, outcome);
+        return;
+      }
+      await d.committer.commit(host, outcome);
+    } catch (err) {
+      // The mount failed under the commit: the URL is not done; it goes back in the queue.
+      if (outcome !== undefined) this.#unclaim(host, item, outcome);
+      if (host.phase === 'ready' && !d.stopping()) d.frontier().requeue(host, item);
+      throw err;
+    } finally {
+      this.#inFlight--;
+      d.keeper.requestEnded(host, kind);
+      this.#ended(host);
+    }
+  }
+
+  /** Commits an outcome that needed no request (robots.txt said no). */
+  async #commitUnfetched(host: HostState, item: QueueItem, outcome: PageOutcome): Promise<void> {
+    this.#inFlight++;
+    try {
+      await this.#d.committer.commit(host, outcome);
+    } catch (err) {
+      host.claimed.delete(item.key);
+      throw err;
+    } finally {
+      this.#inFlight--;
+      this.#ended(host);
+    }
+  }
+
+  #ended(host: HostState): void {
+    const frontier = this.#d.frontier();
+    frontier.schedule(host);
+    if (this.#inFlight === 0 && frontier.queued === 0) this.#d.idle();
+  }
+
+  /** A same-host redirect target may be followed only if nobody else has it or will fetch it. */
+  #claimRedirect(host: HostState, t: Target): boolean {
+    const d = this.#d;
+    if (host.done.has(t.key) || host.claimed.has(t.key)) return false;
+    if (!d.scope.accepts(t.url) || !d.ownership.ownsUrl(t.hostDir, t.key)) return false;
+    if (!host.robots!.isAllowed(t.url)) return false;
+    host.claimed.add(t.key);
+    return true;
+  }
+
+  /** Waits until the host's politeness allows the next hop of a redirect chain. */
+  async #pace(host: HostState): Promise<void> {
+    const wait = host.politeness.hopWaitMs(this.#d.clock.monotonic());
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    host.politeness.hopStarted(this.#d.clock.monotonic());
+  }
+
+  /** Releases the claims of an outcome that will not be committed (stopped, host lost). */
+  #unclaim(host: HostState, item: QueueItem, outcome: PageOutcome): void {
+    host.claimed.delete(item.key);
+    for (const t of outcome.claimed) host.claimed.delete(t.key);
+  }
+}
