@@ -118,15 +118,15 @@ export class Frontier {
     return dropped;
   }
 
-  /** Empties a host's queue and retries from memory (they are on disk) and stops its timers. */
+  /** Empties a host's queue and retries from memory (they are on disk), stops its timers, and returns them all. */
   dropHost(host: HostState): QueueItem[] {
     const dropped = host.drain();
     this.#queued -= dropped.length;
     for (const item of dropped) host.claimed.delete(item.key);
     for (const r of host.retries) host.claimed.delete(r.key);
-    host.retries.length = 0;
     this.#stopTimers(host);
-    return dropped;
+    const retries = host.retries.splice(0).map(({ url, key, depth }) => ({ url, key, depth }));
+    return [...dropped, ...retries];
   }
 
   /** A URL that failed transiently is queued again at `dueAt` (monotonic). */

@@ -8,6 +8,8 @@ import { ALLOW_ALL, RobotsUnavailable, type RobotsCache } from '../fetch/robots.
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
+import { nextRetryDelay } from '../frontier/retry-policy.js';
+import { buildErrsRecord } from './build-records.js';
 import { originOf, type Frontier } from './frontier.js';
 import { HostState } from './host-state.js';
 
@@ -199,8 +201,10 @@ export class HostKeeper {
 
   /**
    * Fetches (or reads from the mount) the host's robots.txt; its queue waits meanwhile. When
-   * robots.txt is unavailable (5xx, no answer) the host waits and tries again with backoff;
-   * after --max-attempts it is left alone for this run.
+   * robots.txt is unavailable (5xx, no answer) the host waits and tries again with backoff
+   * (or as long as Retry-After asks); after --max-attempts, or at once when trying again
+   * cannot help (TLS, a private address), the host is left alone for this run and its queued
+   * URLs are recorded with the reason.
    */
   async fetchRobots(host: HostState): Promise<void> {
     const { config, clock, stats, log } = this.#d;
@@ -222,10 +226,11 @@ export class HostKeeper {
       if (err instanceof RobotsUnavailable) {
         outcome = 'transient';
         host.robotsFailures++;
-        if (host.robotsFailures >= config.maxAttempts) {
-          this.#giveUp(host, `robots.txt unavailable ${host.robotsFailures} times (${err.reason})`);
+        if (host.robotsFailures >= config.maxAttempts || err.kind === 'final') {
+          await this.#giveUp(host, err);
         } else {
-          const wait = Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** (host.robotsFailures - 1));
+          const backoff = config.retryBaseMs * 2 ** (host.robotsFailures - 1);
+          const wait = Math.min(config.retryMaxMs, Math.max(backoff, err.retryAfterMs ?? 0));
           log.warn('robots.txt unavailable, host waits', { host: host.dir, reason: err.reason, waitMs: wait });
           host.robotsRetryAt = clock.monotonic() + wait;
         }
@@ -240,11 +245,26 @@ export class HostKeeper {
     this.#d.wake();
   }
 
-  /** Leaves a host alone for the rest of this run (its URLs stay on disk for a later run). */
-  #giveUp(host: HostState, why: string): void {
+  /**
+   * Leaves a host alone for the rest of this run and records its queued URLs with the reason
+   * (final when trying again cannot help; otherwise due for a later run, which will try
+   * robots.txt again).
+   */
+  async #giveUp(host: HostState, err: RobotsUnavailable): Promise<void> {
+    const { config, clock, store, stats, log } = this.#d;
     host.gaveUp = true;
-    const dropped = this.#d.frontier().dropHost(host);
-    this.#d.stats.cut.hostGaveUp++;
-    this.#d.log.warn('leaving host alone for this run', { host: host.dir, reason: why, urls: dropped.length });
+    const pending = this.#d.frontier().dropHost(host);
+    const failure = new FetchFailure(err.code, err.kind, `robots.txt unavailable: ${err.reason}`);
+    stats.cut.hostGaveUp++;
+    log.warn('leaving host alone for this run', { host: host.dir, reason: err.reason, urls: pending.length });
+    const nowMs = clock.now();
+    for (const item of pending) {
+      const previous = host.errs.get(item.key);
+      const attempts = (previous?.attempts ?? 0) + 1;
+      const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
+      const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
+      await store.writeErrs(host.dir, item.key, record);
+      stats.countError(failure.code, record.final);
+    }
   }
 }

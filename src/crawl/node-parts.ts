@@ -128,7 +128,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     starter: {
       mayStart: () => control.mayStart(),
       start: (host, item, now) => requests!.start(host, item, now),
-      fetchRobots: (host) => void keeper.fetchRobots(host),
+      fetchRobots: (host) => requests!.fetchRobots(host),
       wake,
     },
   });

@@ -81,6 +81,17 @@ export class RequestRunner {
     this.#track(this.#run(host, item, target));
   }
 
+  /** Fetches a host's robots.txt, counted among the requests in flight (--concurrency). */
+  fetchRobots(host: HostState): void {
+    this.#inFlight++;
+    this.#track(
+      this.#d.keeper.fetchRobots(host).finally(() => {
+        this.#inFlight--;
+        this.#ended(host);
+      }),
+    );
+  }
+
   /** Waits for the requests in flight, at most `graceMs`. */
   async drain(graceMs: number): Promise<void> {
     const clock = this.#d.clock;

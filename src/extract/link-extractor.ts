@@ -115,6 +115,8 @@ export function extractLinks(
   } catch {
     baseUrl = new URL(pageUrl);
   }
+  // HTML "set the frozen base URL": a data: or javascript: base falls back to the page URL.
+  if (baseUrl.protocol === 'data:' || baseUrl.protocol === 'javascript:') baseUrl = new URL(pageUrl);
   const seen = new Set<string>();
   const links: string[] = [];
   let tooLong = 0;

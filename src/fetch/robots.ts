@@ -1,11 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Clock } from '../config/clock.js';
-import { FetchFailure } from '../errors.js';
+import { FetchFailure, type FailureKind } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Layout } from '../store/layout.js';
 import { readWhole } from '../store/read-whole.js';
 import type { Fetcher } from './fetcher.js';
+import { parseRetryAfter } from './retry-after.js';
 
 /** The part of robots-parser's Robot that is used here. */
 interface Robot {
@@ -60,9 +61,34 @@ export function parseRobots(text: string, robotsUrl: string, userAgent: string, 
   };
 }
 
-/** robots.txt could not be had now (5xx, timeout): the host waits and tries again. */
+/**
+ * The http(s) URL a redirect points to, or undefined when its Location is missing, not a URL
+ * or of another scheme: such a redirect ends the chain like any other 3xx (no robots.txt).
+ */
+function redirectTarget(location: string | string[] | undefined, base: string): string | undefined {
+  const loc = Array.isArray(location) ? location[0] : location;
+  if (loc === undefined) return undefined;
+  try {
+    const u = new URL(loc, base);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * robots.txt could not be had now (5xx, timeout): the host waits and tries again. `code` is
+ * the failure's stable code (`HTTP_503`, `DNS_FAILED`, `TLS_ERROR`, ...) and `kind` whether
+ * trying again can help, so that the host's URLs can be recorded with the real reason.
+ */
 export class RobotsUnavailable extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly code: string = 'ROBOTS_UNAVAILABLE',
+    readonly kind: FailureKind = 'transient',
+    /** What a 429 or 503 asked for in Retry-After, milliseconds. */
+    readonly retryAfterMs?: number,
+  ) {
     super(`robots.txt unavailable: ${reason}`);
   }
 }
@@ -94,14 +120,20 @@ export class RobotsCache {
         res = await this.fetcher.fetch(url, { signal, anyType: true, maxBytes: MAX_ROBOTS_BYTES });
       } catch (err) {
         if (err instanceof FetchFailure && err.code === 'ABORTED') throw err;
-        throw new RobotsUnavailable(err instanceof Error ? err.message : String(err));
+        const reason = err instanceof Error ? err.message : String(err);
+        if (err instanceof FetchFailure) throw new RobotsUnavailable(reason, err.code, err.kind);
+        throw new RobotsUnavailable(reason);
       }
-      const location = res.headers.location;
-      if (res.status >= 300 && res.status < 400 && location !== undefined) {
-        url = new URL(Array.isArray(location) ? location[0]! : location, url).href;
+      const next = res.status >= 300 && res.status < 400 ? redirectTarget(res.headers.location, url) : undefined;
+      if (next !== undefined) {
+        url = next;
         continue;
       }
-      if (res.status >= 500 || res.status === 429) throw new RobotsUnavailable(`HTTP ${res.status}`);
+      if (res.status >= 500 || res.status === 429) {
+        const retryAfter = res.headers['retry-after'];
+        const wait = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.clock.now());
+        throw new RobotsUnavailable(`HTTP ${res.status}`, `HTTP_${res.status}`, 'transient', wait);
+      }
       const ok = res.status >= 200 && res.status < 300;
       const body = ok && res.body !== null ? res.body.toString('utf8') : '';
       await this.#store(hostDir, robotsUrl, res.status, body);

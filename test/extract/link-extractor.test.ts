@@ -116,6 +116,11 @@ describe('extractLinks: <base href>', () => {
   test('absolute links ignore the base', () => {
     assert.deepEqual(links('<base href="/b/"><a href="http://other.com/z">z</a>'), ['http://other.com/z']);
   });
+
+  test('a javascript: or data: base is ignored, as browsers do (HTML: frozen base URL)', () => {
+    assert.deepEqual(links('<base href="javascript:void(0)"><a href="y">y</a>'), ['http://example.com/dir/y']);
+    assert.deepEqual(links('<base href=" DATA:text/html,x"><a href="/z">z</a>'), ['http://example.com/z']);
+  });
 });
 
 describe('extractLinks: character references and encodings', () => {
