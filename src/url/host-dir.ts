@@ -12,6 +12,7 @@
 export const MAX_HOST_DIR_LENGTH = 160;
 
 const DOMAIN_OR_IPV4 = /^[a-z0-9_-][a-z0-9._-]*$/;
+const PORT_SUFFIX = /_[0-9]{1,5}$/;
 const IPV6_DIR = /^\[[0-9a-f.-]+\]$/;
 
 /**
@@ -50,6 +51,8 @@ export function hostDirOfAuthority(authority: string): string | undefined {
     }
   }
   if (port !== '' && !/^[0-9]{1,5}$/.test(port)) return undefined;
+  // `a_8080` as a host name would share the directory of `a:8080`: such names are refused.
+  if (PORT_SUFFIX.test(host)) return undefined;
   const dir = port === '' ? host : `${host}_${port}`;
   return isSafeHostDir(dir) ? dir : undefined;
 }

@@ -59,6 +59,14 @@ describe('hostDirOfAuthority', () => {
     }
   });
 
+  test('a host name that ends like a port suffix is refused (it would share the directory of host:port)', () => {
+    assert.equal(hostDirOfAuthority('a_8080'), undefined);
+    assert.equal(hostDirOfAuthority('a_8080:81'), undefined);
+    assert.equal(hostDirOfAuthority('a:8080'), 'a_8080');
+    assert.equal(hostDirOfAuthority('x_y.example'), 'x_y.example');
+    assert.equal(hostDirOfAuthority('a_b'), 'a_b');
+  });
+
   test('the 160-byte limit counts the _port suffix', () => {
     assert.equal(hostDirOfAuthority(`${'a'.repeat(155)}:8080`), `${'a'.repeat(155)}_8080`);
     assert.equal(hostDirOfAuthority(`${'a'.repeat(156)}:8080`), undefined);
