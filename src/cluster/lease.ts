@@ -109,10 +109,27 @@ export class Leases {
       const stale =
         current.node === this.#nodeId || (current.pid !== undefined && isDeadLocalProcess(current as Required<LeaseRecord>)) || !this.#isAlive(current.node);
       if (!stale) return { ok: false, holder: current.node };
+      // Only one node may take over a given stale lease: the one that creates its takeover
+      // claim. Others (whose view of who is alive briefly differs) try again later, so none
+      // can move aside the lease the winner has just created.
+      if (!(await this.#claimTakeover(hostDir, current))) return { ok: false, holder: current.node };
       if (await this.#removeIfUnchanged(hostDir, current)) tookOver = current.node;
     }
     const current = await this.read(hostDir);
     return { ok: false, holder: current?.node ?? 'unknown' };
+  }
+
+  /**
+   * Creates, exclusively, the claim to take over one stale lease (named after its token):
+   * true for exactly one caller. The claim is a hidden temp-style file left for the temp
+   * sweeper, so that a slow node cannot claim the same stale lease again after the taker
+   * replaced it.
+   */
+  async #claimTakeover(hostDir: string, stale: LeaseRecord): Promise<boolean> {
+    const path = this.#layout.lease(hostDir);
+    const token = stale.token.replace(/[^A-Za-z0-9-]/g, '').slice(0, 64);
+    const claim = join(dirname(path), `.${basename(path)}.${token}~takeover~0.tmp`);
+    return createExclusive(claim, `${JSON.stringify({ node: this.#nodeId, stale: stale.token })}\n`, this.#nodeId);
   }
 
   /**

@@ -149,6 +149,7 @@ export class Membership {
           if (tempOwner(name) === id) await unlink(join(this.#layout.dir('nodes'), name)).catch(() => undefined);
         }
         this.#peers.delete(id);
+        this.#unknownSince.set(id, now - this.#options.deadAfterMs); // stays dead, not "never seen"
       }
     }
     this.#observations++;

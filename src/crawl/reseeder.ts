@@ -95,7 +95,9 @@ export class Reseeder {
     const started = this.#clock.monotonic();
     const stats: ReseedStats = { queued: 0, recordsRead: 0, dirsListed: 0, dirsSkipped: 0, seedsRead: 0, durationMs: 0 };
     const serverNow = this.#serverTime()?.mtimeMs;
-    // Seeds first: they set the scope that decides which hosts are wanted.
+    // Seeds first: they set the scope that decides which hosts are wanted. A full reseed
+    // (hosts gained) offers them again: one of them may belong to a gained host.
+    if (full) this.#seedsRead.clear();
     const seeds = await this.#readSeeds(sink, stats);
 
     const [linkHosts, errHosts] = await Promise.all([this.#hostDirs('links'), this.#hostDirs('errs')]);
@@ -127,36 +129,46 @@ export class Reseeder {
     }
 
     const incomplete = new Set<string>();
-    const pending: Promise<void>[] = [];
+    // Reads in flight are counted, not kept: a million records must not mean a million promises.
     let inFlight = 0;
+    let failure: { error: unknown } | undefined;
     let wake: (() => void) | undefined;
+    const below = async (n: number): Promise<void> => {
+      while (inFlight >= n) await new Promise<void>((resolve) => (wake = resolve));
+    };
     // fast-glob streams entries directory by directory: the whole links/ listing is never
     // held in memory, and reads start while the listing goes on.
     const patterns = toList.map((d) => `${fg.escapePath(d.hostDir)}/*.json`);
     const stream = fg.stream(patterns, { cwd: this.#layout.dir('links'), onlyFiles: true, dot: false, unique: false });
     for await (const entry of stream as AsyncIterable<string>) {
+      if (failure !== undefined) break;
       const slash = entry.indexOf('/');
       const hostDir = entry.slice(0, slash);
       const key = entry.slice(slash + 1, -5);
       if (!isKey(key)) continue;
       const dir = this.#dir(hostDir);
       if (!full && dir.read.has(key)) continue;
-      while (inFlight >= READ_PARALLELISM) await new Promise<void>((resolve) => (wake = resolve));
+      await below(READ_PARALLELISM);
       inFlight++;
-      pending.push(
-        this.#readRecord(hostDir, key, sink, stats)
-          .then((complete) => {
+      this.#readRecord(hostDir, key, sink, stats)
+        .then(
+          (complete) => {
             if (complete) dir.read.add(key);
             else incomplete.add(hostDir);
-          })
-          .finally(() => {
-            inFlight--;
-            wake?.();
-            wake = undefined;
-          }),
-      );
+          },
+          (error: unknown) => {
+            failure ??= { error };
+            incomplete.add(hostDir);
+          },
+        )
+        .finally(() => {
+          inFlight--;
+          wake?.();
+          wake = undefined;
+        });
     }
-    await Promise.all(pending);
+    await below(1);
+    if (failure !== undefined) throw failure.error;
     for (const { hostDir, mtimeMs } of toList) {
       stats.dirsListed++;
       const settled = serverNow !== undefined && mtimeMs + MTIME_SLACK_MS <= serverNow && !incomplete.has(hostDir);
@@ -171,8 +183,11 @@ export class Reseeder {
     let record;
     try {
       record = await readJsonValidated(this.#layout.links(hostDir, key), asLinksRecord);
-    } catch {
-      return true; // vanished or unreadable after retries: nothing usable in it
+    } catch (err) {
+      // Gone, or not a record even after rereads: nothing to take from it. Anything else is
+      // the mount failing: the caller's fault handling decides, and the record is read again.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError || err instanceof TypeError) return true;
+      throw err;
     }
     stats.recordsRead++;
     let complete = true;

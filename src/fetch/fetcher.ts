@@ -106,6 +106,7 @@ export class Fetcher {
     }, this.#options.timeoutMs);
     const onOuterAbort = (): void => deadline.abort();
     signal?.addEventListener('abort', onOuterAbort, { once: true });
+    if (signal?.aborted) deadline.abort();
     try {
       const headers: Record<string, string> = {
         'user-agent': this.#options.userAgent,

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CrawlStats } from '../../src/progress/stats.js';
+import { formatBytes, formatSummary, summaryOf } from '../../src/progress/summary.js';
+
+function statsWith(fill: (s: CrawlStats) => void): CrawlStats {
+  const s = new CrawlStats(() => 0);
+  fill(s);
+  return s;
+}
+
+describe('formatBytes', () => {
+  test('binary units, one decimal above bytes', () => {
+    assert.equal(formatBytes(0), '0 B');
+    assert.equal(formatBytes(1023), '1023 B');
+    assert.equal(formatBytes(1024), '1.0 KiB');
+    assert.equal(formatBytes(1536), '1.5 KiB');
+    assert.equal(formatBytes(5 * 1024 ** 2), '5.0 MiB');
+    assert.equal(formatBytes(3.25 * 1024 ** 3), '3.3 GiB');
+    assert.equal(formatBytes(2 * 1024 ** 4), '2.0 TiB');
+    assert.equal(formatBytes(2048 * 1024 ** 4), '2048.0 TiB', 'TiB is the largest unit');
+  });
+});
+
+describe('summaryOf', () => {
+  test('counts, rounded rates, errors sorted by count, and only the cuts that happened', () => {
+    const s = statsWith((s) => {
+      s.pages = 100;
+      s.htmlPages = 90;
+      s.bytes = 12345;
+      s.requests = 120;
+      s.round = 4;
+      s.countError('HTTP_404', true);
+      s.countError('HTTP_503', false);
+      s.countError('HTTP_503', false);
+      s.countError('HTTP_503', true);
+      s.cut.depth = 3;
+      s.cut.truncated = 1;
+    });
+    const sum = summaryOf(s, 12.345, 'complete');
+    assert.deepEqual(sum, {
+      reason: 'complete',
+      pages: 100,
+      htmlPages: 90,
+      bytes: 12345,
+      requests: 120,
+      seconds: 12.3,
+      pagesPerSecond: 8.1,
+      rounds: 4,
+      errors: { HTTP_503: 3, HTTP_404: 1 },
+      finalErrors: { HTTP_404: 1, HTTP_503: 1 },
+      cut: { depth: 3, truncated: 1 },
+    });
+    assert.deepEqual(Object.keys(sum.errors as object), ['HTTP_503', 'HTTP_404'], 'most frequent first');
+  });
+
+  test('no time passed: 0 pages per second; hook errors only when there were some', () => {
+    const none = summaryOf(statsWith(() => undefined), 0, 'max-pages');
+    assert.equal(none.pagesPerSecond, 0);
+    assert.equal('hookErrors' in none, false);
+    assert.deepEqual(none.cut, {});
+    const hooked = summaryOf(statsWith((s) => (s.hookErrors = 2)), 1, 'complete');
+    assert.equal(hooked.hookErrors, 2);
+  });
+});
+
+describe('formatSummary', () => {
+  test('a clean run: one line of totals and "errors: none"', () => {
+    const s = statsWith((s) => {
+      s.pages = 10;
+      s.htmlPages = 8;
+      s.bytes = 2048;
+      s.requests = 11;
+      s.round = 2;
+    });
+    assert.equal(
+      formatSummary(s, 5, 'complete'),
+      'done (complete): 10 pages (8 HTML, 2.0 KiB) in 5 s, 2 pages/s, 11 requests, 2 rounds\nerrors: none',
+    );
+  });
+
+  test('errors, cuts and hook failures each get a line', () => {
+    const s = statsWith((s) => {
+      s.pages = 3;
+      s.countError('HTTP_404', true);
+      s.countError('FETCH_TIMEOUT', false);
+      s.countError('FETCH_TIMEOUT', false);
+      s.cut.frontierFull = 7;
+      s.hookErrors = 1;
+    });
+    const lines = formatSummary(s, 2, 'interrupted').split('\n');
+    assert.equal(lines.length, 4);
+    assert.match(lines[0]!, /^done \(interrupted\): 3 pages/);
+    assert.equal(lines[1], 'errors: FETCH_TIMEOUT 2, HTTP_404 1');
+    assert.equal(lines[2], 'cut: frontierFull 7');
+    assert.match(lines[3]!, /--hook threw 1 times/);
+  });
+});
