@@ -47,6 +47,8 @@ export class Leases {
   readonly #nodeId: string;
   readonly #isAlive: (nodeId: string) => boolean;
   readonly #held = new Map<string, string>(); // host dir -> token
+  /** Takeover claims this node made, by host dir: removed when it gives the host up gracefully. */
+  readonly #claims = new Map<string, string>();
 
   constructor(layout: Layout, nodeId: string, isAlive: (nodeId: string) => boolean) {
     this.#layout = layout;
@@ -112,7 +114,9 @@ export class Leases {
       // Only one node may take over a given stale lease: the one that creates its takeover
       // claim. Others (whose view of who is alive briefly differs) try again later, so none
       // can move aside the lease the winner has just created.
-      if (!(await this.#claimTakeover(hostDir, current))) return { ok: false, holder: current.node };
+      const claim = await this.#claimTakeover(hostDir, current);
+      if (claim === undefined) return { ok: false, holder: current.node };
+      this.#claims.set(hostDir, claim);
       if (await this.#removeIfUnchanged(hostDir, current)) tookOver = current.node;
     }
     const current = await this.read(hostDir);
@@ -120,16 +124,17 @@ export class Leases {
   }
 
   /**
-   * Creates, exclusively, the claim to take over one stale lease (named after its token):
-   * true for exactly one caller. The claim is a hidden temp-style file left for the temp
-   * sweeper, so that a slow node cannot claim the same stale lease again after the taker
-   * replaced it.
+   * Creates, exclusively, the claim to take over one stale lease (named after its token): its
+   * path for exactly one caller. The claim stays while the taker holds the host, so that a
+   * slow node cannot claim the same stale lease again after the taker replaced it; it goes
+   * when the taker gives the host up gracefully, or with the temp sweeper if the taker dies.
    */
-  async #claimTakeover(hostDir: string, stale: LeaseRecord): Promise<boolean> {
+  async #claimTakeover(hostDir: string, stale: LeaseRecord): Promise<string | undefined> {
     const path = this.#layout.lease(hostDir);
     const token = stale.token.replace(/[^A-Za-z0-9-]/g, '').slice(0, 64);
     const claim = join(dirname(path), `.${basename(path)}.${token}~takeover~0.tmp`);
-    return createExclusive(claim, `${JSON.stringify({ node: this.#nodeId, stale: stale.token })}\n`, this.#nodeId);
+    const won = await createExclusive(claim, `${JSON.stringify({ node: this.#nodeId, stale: stale.token })}\n`, this.#nodeId);
+    return won ? claim : undefined;
   }
 
   /**
@@ -168,15 +173,19 @@ export class Leases {
   async release(hostDir: string): Promise<void> {
     const token = this.#held.get(hostDir);
     this.#held.delete(hostDir);
+    const claim = this.#claims.get(hostDir);
+    this.#claims.delete(hostDir);
     if (token === undefined) return;
     const current = await this.read(hostDir);
     if (current?.node !== this.#nodeId || current.token !== token) return;
     await this.#removeIfUnchanged(hostDir, current);
+    if (claim !== undefined) await unlink(claim).catch(() => undefined);
   }
 
   /** Forgets a lease without touching the mount (it was found lost). */
   forget(hostDir: string): void {
     this.#held.delete(hostDir);
+    this.#claims.delete(hostDir);
   }
 
   /**

@@ -62,8 +62,9 @@ export class Frontier {
   }
 
   /**
-   * Takes a URL into the frontier if it is in scope, within the limits, owned by this node,
-   * and neither done nor claimed. What is cut is counted (the end summary shows it).
+   * Takes a URL of a wanted host (the caller checked `wantsHost`) into the frontier if it
+   * passes the URL filters, is within the limits, is owned by this node (URL partitioning),
+   * and is neither done nor claimed. What is cut is counted (the end summary shows it).
    */
   offer(url: string, hostDir: string, depth: number): OfferResult {
     const { config: cfg, stats } = this.#deps;
@@ -168,6 +169,8 @@ export class Frontier {
       host.inRing = false;
       if (host.phase !== 'ready' || host.queued === 0) continue;
       if (host.robots === undefined) {
+        // Its queue waits for robots.txt; the fetch schedules the host again when it is done.
+        if (host.robotsLoading) continue;
         if (now < host.robotsRetryAt) this.#wakeAt(host, host.robotsRetryAt);
         else starter.fetchRobots(host);
         continue;

@@ -83,6 +83,7 @@ export class RequestRunner {
 
   /** Fetches a host's robots.txt, counted among the requests in flight (--concurrency). */
   fetchRobots(host: HostState): void {
+    if (host.robotsLoading || host.robots !== undefined) return;
     this.#inFlight++;
     this.#track(
       this.#d.keeper.fetchRobots(host).finally(() => {

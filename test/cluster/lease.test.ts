@@ -116,6 +116,8 @@ describe('Leases.acquire', () => {
     assert.deepEqual(await hostsDir(layout), [`${HOST}.lease`], 'the old lease moved aside and removed, no temp left');
     assert.equal((await takeoverClaims(layout)).length, 1, 'one claim for the one stale lease taken over');
     assert.deepEqual(await a.verify(true), [HOST]);
+    await b.release(HOST);
+    assert.deepEqual(await takeoverClaims(layout), [], 'the claim goes with a graceful release');
     assert.equal(a.holds(HOST), false);
   });
 

@@ -125,10 +125,12 @@ test('two sshfs mounts of one export behave as the store and leases need', { tim
     assert.deepEqual(await leasesA.verify(true), [host], 'A finds the host lost');
     assert.equal(leasesA.holds(host), false);
     assert.deepEqual(await leasesA.acquire(host), { ok: false, holder: B }, 'A cannot take it back while B lives');
-    assert.deepEqual(await readdir(join(root2, 'hosts')), [`${host}.lease`], 'no temp or aside file left');
+    const left = await readdir(join(root2, 'hosts'));
+    assert.deepEqual(left.filter((n) => !n.includes('~takeover~')), [`${host}.lease`], 'no temp or aside file left');
+    assert.equal(left.filter((n) => n.includes('~takeover~')).length, 1, "B's claim on the stale lease, kept while B holds the host");
 
     await leasesB.release(host);
-    assert.deepEqual(await readdir(join(root1, 'hosts')), [], 'released lease gone on mount 1');
+    assert.deepEqual(await readdir(join(root1, 'hosts')), [], 'released lease (and the claim) gone on mount 1');
   });
 
   await t.test('(d) readJsonValidated on mount 2 never returns a torn object while mount 1 replaces it', async () => {

@@ -14,8 +14,12 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Options every test crawl uses: fast heartbeats, no politeness delay, quiet. */
-export const FAST = ['--delay', '0', '--heartbeat', '100', '--dead-after', '5000', '--no-progress', '--retry-delay', '0.2'];
+/**
+ * Options every test crawl uses: fast heartbeats, no politeness delay, quiet. --dead-after
+ * stays long: a node killed on this machine is seen dead at once anyway (its pid is gone),
+ * and a short one would let a node starved of CPU on a busy machine be taken for dead.
+ */
+export const FAST = ['--delay', '0', '--heartbeat', '100', '--dead-after', '15000', '--no-progress', '--retry-delay', '0.2'];
 
 /**
  * Starts the CLI; the caller owns the child (and must wait for it or kill it by pid). A

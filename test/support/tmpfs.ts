@@ -18,9 +18,20 @@ export class Tmpfs {
     }
   }
 
-  /** Remounts with new options: `ro`, `rw`, `size=64m`. */
+  /**
+   * Remounts with new options: `ro`, `rw`, `size=64m`. Turning read-only fails with "busy"
+   * while a file is open for writing (the crawler writes all the time): tried again for a while.
+   */
   remount(options: string): void {
-    execFileSync('mount', ['-o', `remount,${options}`, this.path], { stdio: 'pipe' });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        execFileSync('mount', ['-o', `remount,${options}`, this.path], { stdio: 'pipe' });
+        return;
+      } catch (err) {
+        if (attempt >= 300 || !/busy/i.test(String((err as { stderr?: Buffer }).stderr))) throw err;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      }
+    }
   }
 
   unmount(): void {
