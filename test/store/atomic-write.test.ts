@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { writeFileAtomic } from '../../src/store/atomic-write.js';
+import { hookFs } from '../support/fs-hook.js';
 import { tempOwner } from '../../src/store/layout.js';
 
 const NODE_ID = 'ws1.example.org-1234';
@@ -58,13 +60,18 @@ describe('writeFileAtomic', () => {
     const dir = await freshDir();
     const path = join(dir, 'page.html');
     let during: string[] = [];
-    // FileHandle.writeFile also takes an async iterable: it lets the test look at the
-    // directory after the temporary file was created and before it is renamed.
-    async function* slowData(): AsyncGenerator<Buffer> {
-      during = await readdir(dir);
-      yield Buffer.from('<html>');
+    // Look at the directory when the bytes are written: after the temporary file was created
+    // and before it is renamed.
+    type Write = (fd: number, ...rest: unknown[]) => void;
+    const restore = hookFs<Write>('write', (original) => (fd, ...rest) => {
+      during = readdirSync(dir);
+      original(fd, ...rest);
+    });
+    try {
+      await writeFileAtomic(path, '<html>', OPTIONS);
+    } finally {
+      restore();
     }
-    await writeFileAtomic(path, slowData() as unknown as Uint8Array, OPTIONS);
     assert.equal(during.length, 1, 'only the temporary file exists during the write');
     const temp = during[0]!;
     assert.ok(temp.startsWith('.page.html~'), temp);
@@ -100,11 +107,18 @@ describe('writeFileAtomic: failures leave no temporary file', () => {
     const dir = await freshDir();
     const path = join(dir, 'x.json');
     await writeFile(path, 'old');
-    async function* failing(): AsyncGenerator<Buffer> {
-      yield Buffer.from('partial');
-      throw new Error('disk on fire');
+    // The first write lands, the second fails (as a full disk would).
+    type Write = (fd: number, buf: Uint8Array, off: number, len: number, pos: null, cb: (e: Error | null, n: number) => void) => void;
+    let calls = 0;
+    const restore = hookFs<Write>('write', (original) => (fd, buf, off, len, pos, cb) => {
+      if (++calls === 1) return original(fd, buf, off, Math.min(len, 7), pos, cb);
+      cb(Object.assign(new Error('ENOSPC: disk on fire'), { code: 'ENOSPC' }), 0);
+    });
+    try {
+      await assert.rejects(writeFileAtomic(path, 'partial and the rest', OPTIONS), /disk on fire/);
+    } finally {
+      restore();
     }
-    await assert.rejects(writeFileAtomic(path, failing() as unknown as Uint8Array, OPTIONS), /disk on fire/);
     assert.deepEqual(await readdir(dir), ['x.json']);
     assert.equal(await readFile(path, 'utf8'), 'old');
   });

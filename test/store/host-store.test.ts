@@ -7,7 +7,7 @@ import { HostStore } from '../../src/store/host-store.js';
 import { DIRS, Layout } from '../../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord } from '../../src/store/records.js';
 import { urlKey } from '../../src/url/key.js';
-import { hookFsPromises } from '../support/fs-hook.js';
+import { hookFs } from '../support/fs-hook.js';
 
 const NODE = 'ws1-100';
 const HOST = 'example.org';
@@ -72,10 +72,12 @@ describe('HostStore: writes', () => {
   test('writePage writes the html file, then the links record; the contents are exact', async () => {
     const { layout, store } = await freshStore();
     const renamed: string[] = [];
-    type Rename = (from: string, to: string) => Promise<void>;
-    const restore = hookFsPromises<Rename>('rename', (original) => async (from, to) => {
-      await original(from, to);
-      renamed.push(String(to));
+    type Rename = (from: string, to: string, cb: (err: Error | null) => void) => void;
+    const restore = hookFs<Rename>('rename', (original) => (from, to, cb) => {
+      original(from, to, (err) => {
+        if (!err) renamed.push(String(to));
+        cb(err);
+      });
     });
     const body = Buffer.from('<html><a href="/a">a</a></html>\u0000\xff', 'latin1');
     const record = linksRecord('/one', { html: layout.relativeHtml(HOST, K1) });

@@ -18,3 +18,19 @@ export function hookFsPromises<F extends (...args: never[]) => unknown>(name: st
     syncBuiltinESMExports();
   };
 }
+
+const fsc = createRequire(import.meta.url)('node:fs') as Record<string, unknown>;
+
+/**
+ * Replaces the callback-style `fs[name]` with `wrap(original)` until the returned function is
+ * called (for modules that use `import { write } from 'node:fs'`). Always restore.
+ */
+export function hookFs<F extends (...args: never[]) => unknown>(name: string, wrap: (original: F) => F): () => void {
+  const original = fsc[name] as F;
+  fsc[name] = wrap(original);
+  syncBuiltinESMExports();
+  return () => {
+    fsc[name] = original;
+    syncBuiltinESMExports();
+  };
+}
