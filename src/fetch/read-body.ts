@@ -1,5 +1,4 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { FetchFailure } from '../errors.js';
 
@@ -105,31 +104,49 @@ export async function readBody(source: Readable, contentEncoding: string | undef
     source.destroy(); // the body will not be read: let its connection go
     throw err;
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let truncated = false;
-  try {
-    // pipeline's typings do not cover a variable number of transforms before a sink.
-    await (pipeline as (...streams: unknown[]) => Promise<void>)(
-      source,
-      ...decoders,
-      async (decoded: AsyncIterable<Buffer>) => {
-        for await (const chunk of decoded) {
-          const room = cap - total;
-          if (chunk.length > room) {
-            chunks.push(chunk.subarray(0, room));
-            total += room;
-            truncated = true;
-            return;
-          }
-          chunks.push(chunk);
-          total += chunk.length;
-        }
-      },
-    );
-  } catch (err) {
-    // Stopping early at the cap tears the pipeline down: not an error.
-    if (!truncated) throw err;
-  }
-  return { body: Buffer.concat(chunks, total), truncated };
+  return collect(source, decoders, cap);
+}
+
+/**
+ * Pipes `source` through `decoders` and gathers what comes out, up to `cap` bytes. Plain
+ * stream events rather than stream.pipeline: pipeline allocates an AbortController and a
+ * DOMException per call, a measurable cost per page (docs/benchmarks.md).
+ */
+function collect(source: Readable, decoders: readonly Transform[], cap: number): Promise<BodyBytes> {
+  const streams: (Readable | Transform)[] = [source, ...decoders];
+  const last = streams[streams.length - 1]!;
+  return new Promise<BodyBytes>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const settle = (err: Error | undefined, truncated: boolean): void => {
+      if (settled) return;
+      settled = true;
+      if (truncated || err !== undefined) for (const s of streams) s.destroy();
+      if (err !== undefined) reject(err);
+      else resolve({ body: Buffer.concat(chunks, total), truncated });
+    };
+    for (let i = 0; i < streams.length; i++) {
+      const s = streams[i]!;
+      s.on('error', (err: Error) => settle(err, false));
+      // pipe() passes on neither errors nor a close without an end: watch each stream.
+      s.on('close', () => {
+        if (!s.readableEnded) settle(new Error('body stream closed before its end'), false);
+      });
+      if (i + 1 < streams.length) s.pipe(streams[i + 1] as Transform);
+    }
+    last.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      const room = cap - total;
+      if (chunk.length > room) {
+        chunks.push(chunk.subarray(0, room));
+        total += room;
+        settle(undefined, true);
+        return;
+      }
+      chunks.push(chunk);
+      total += chunk.length;
+    });
+    last.on('end', () => settle(undefined, false));
+  });
 }
