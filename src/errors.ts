@@ -33,7 +33,12 @@ export class FetchFailure extends MountcrawlError {
     message: string,
     extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
   ) {
+    // A fetch failure is data (it goes into an errs record), made thousands of times in a
+    // crawl: no stack trace to capture.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(code, message, { cause: extra.cause });
+    Error.stackTraceLimit = limit;
     this.name = 'FetchFailure';
     this.kind = kind;
     this.status = extra.status;
