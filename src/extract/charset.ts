@@ -26,8 +26,10 @@ export function charsetOfContentType(contentType: string | null | undefined): st
 export function sniffCharset(body: Uint8Array, contentType: string | null | undefined, truncated: boolean): string {
   const head = body.subarray(0, PRESCAN_BYTES);
   const transport = charsetOfContentType(contentType);
+  // With a charset in the header only a byte order mark can overrule it: no need to prescan
+  // 4 KiB for a <meta> (the UTF-8 check below still catches a header that lies).
   const found = getEncoding(Buffer.from(head.buffer, head.byteOffset, head.byteLength), {
-    maxBytes: PRESCAN_BYTES,
+    maxBytes: transport === undefined ? PRESCAN_BYTES : 4,
     transportLayerEncodingLabel: transport,
     defaultEncoding: NOT_FOUND,
   });
