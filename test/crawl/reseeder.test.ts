@@ -12,7 +12,7 @@ import { RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord } fr
 import { urlKey } from '../../src/url/key.js';
 import { normalizeUrl } from '../../src/url/normalize.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { hookFsPromises } from '../support/fs-hook.js';
+import { hookFs } from '../support/fs-hook.js';
 
 const WRITER = 'ws9-900';
 const HOUR_AGO = (Date.now() - 3_600_000) / 1000;
@@ -263,10 +263,11 @@ describe('Reseeder: links records', () => {
       const { reseeder } = reseederFor(layout);
       const sink = new Sink(new Set(['a.example', 'b.example']));
       const failing = layout.links('a.example', a2);
-      type Open = (path: string, ...rest: unknown[]) => Promise<unknown>;
-      const restore = hookFsPromises<Open>('open', (original) => async (path, ...rest) => {
-        if (String(path) === failing) throw Object.assign(new Error(`EIO: i/o error, open '${failing}'`), { code: 'EIO' });
-        return original(path, ...rest);
+      type Open = (path: string, ...rest: unknown[]) => void;
+      const restore = hookFs<Open>('open', (original) => (path, ...rest) => {
+        if (String(path) !== failing) return original(path, ...rest);
+        const callback = rest[rest.length - 1] as (err: Error) => void;
+        process.nextTick(callback, Object.assign(new Error(`EIO: i/o error, open '${failing}'`), { code: 'EIO' }));
       });
       try {
         // Either way is fine here: the reseed may report the mount fault or go on without it.

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,6 +32,34 @@ describe('readWhole', () => {
       const got = await readWhole(path);
       assert.equal(got.length, size);
       assert.ok(got.equals(data), `size ${size}`);
+    }
+  });
+
+  test('shortReadEnds stops at a short read; without it reading goes on to a read of 0 bytes', async () => {
+    // A FIFO delivers what was written so far as a short read, like a file still growing.
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const read = async (options?: { shortReadEnds: boolean }): Promise<string> => {
+      // The writer ends when it is done or when the reader has gone (SIGPIPE).
+      const writer = spawn('sh', ['-c', `exec 3> ${fifo}; printf first >&3; sleep 0.3; printf ' second' >&3`], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => writer.once('exit', resolve));
+      try {
+        return (await readWhole(fifo, options)).toString();
+      } finally {
+        await exited;
+      }
+    };
+    assert.equal(await read({ shortReadEnds: true }), 'first');
+    assert.equal(await read(), 'first second');
+  });
+
+  test('JSON records of every size around the first read size are read whole', async () => {
+    for (const size of [100, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1, 70_000]) {
+      const path = join(dir, `rec${size}.json`);
+      const text = JSON.stringify({ n: size, pad: 'x'.repeat(size - 15 - String(size).length) });
+      assert.equal(text.length, size);
+      await writeFile(path, text);
+      assert.equal((await readJsonValidated(path, (v) => v as { n: number; pad: string })).pad.length, size - 15 - String(size).length);
     }
   });
 
