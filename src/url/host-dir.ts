@@ -28,8 +28,20 @@ export function hostDirOfNormalized(normalizedUrl: string): string | undefined {
   const from = start + 3;
   let end = normalizedUrl.indexOf('/', from);
   if (end < 0) end = normalizedUrl.length;
-  return hostDirOfAuthority(normalizedUrl.slice(from, end));
+  const authority = normalizedUrl.slice(from, end);
+  // Reseeds ask this for every link of every record, mostly of a few hosts: remember them.
+  let dir = recentDirs.get(authority);
+  if (dir === undefined && !recentDirs.has(authority)) {
+    dir = hostDirOfAuthority(authority);
+    if (recentDirs.size >= RECENT_DIRS_MAX) recentDirs.clear();
+    recentDirs.set(authority, dir);
+  }
+  return dir;
 }
+
+/** Authorities seen lately and their host directories (or undefined: unsafe). */
+const recentDirs = new Map<string, string | undefined>();
+const RECENT_DIRS_MAX = 10_000;
 
 /** Host directory of a `host[:port]` authority (no user info), or undefined if unsafe. */
 export function hostDirOfAuthority(authority: string): string | undefined {
