@@ -72,15 +72,18 @@ export class Frontier {
       stats.cut.depth++;
       return 'known';
     }
+    // Most links a page has were seen before: settle those before the filters below.
+    const key = urlKey(url);
+    const seen = this.hosts.get(hostDir);
+    if (seen !== undefined && (seen.done.has(key) || seen.claimed.has(key))) return 'known';
     if (!this.#deps.scope.accepts(url)) return 'known';
     if (this.#deps.filter !== undefined && !this.#deps.filter(url)) return 'known';
     if (hasRepeatedSegment(url, cfg.maxRepeatedSegments)) {
       stats.cut.repeatedSegment++;
       return 'known';
     }
-    const key = urlKey(url);
     if (!this.#deps.ownership.ownsUrl(hostDir, key)) return 'known';
-    const host = this.hosts.get(hostDir) ?? this.#deps.adopt(hostDir, url);
+    const host = seen ?? this.#deps.adopt(hostDir, url);
     host.origin ??= originOf(url);
     if (host.phase === 'releasing' || host.gaveUp || host.done.has(key) || host.claimed.has(key)) return 'known';
     if (host.fetched + host.queued >= cfg.maxPagesPerHost) {
