@@ -38,9 +38,11 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       return;
     }
     const userHooks = typeof opts.hook === 'string' ? await loadHooks(opts.hook) : undefined;
-    const supervised = process.env[SUPERVISED_ENV] === '1' && typeof process.send === 'function';
+    // Under --processes N the supervisor says N: this node starts with N - 1 siblings.
+    const siblings = Number(process.env[SUPERVISED_ENV]);
+    const supervised = Number.isInteger(siblings) && siblings >= 1 && typeof process.send === 'function';
     result.code = await runCrawl(
-      config,
+      supervised ? { ...config, startPeers: siblings - 1 } : config,
       supervised ? { onProgress: (node) => process.send!({ type: 'progress', snapshot: snapshotOf(config.nodeId, node.stats) }) } : {},
       userHooks,
     );

@@ -12,7 +12,7 @@ import { reconcileNormalization } from '../crawl/normalization.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { FatalError } from '../errors.js';
 
-/** The environment variable that tells a crawl it runs under a supervisor. */
+/** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
 export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
 
 /** What a supervised child sends its parent. */
@@ -97,7 +97,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   const start = (slot: Slot): void => {
     slot.restartTimer = undefined;
     const child = fork(BIN, childArgs(argv, slot.index), {
-      env: { ...process.env, [SUPERVISED_ENV]: '1' },
+      env: { ...process.env, [SUPERVISED_ENV]: String(processes) },
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       detached: true, // its own process group: Ctrl-C reaches the supervisor, which passes it on once
     });

@@ -72,6 +72,11 @@ export interface CrawlConfig {
   readonly partition: Partition;
   /** How often this node rewrites its heartbeat. */
   readonly heartbeatMs: number;
+  /**
+   * Peers known to start together with this node (the other children of --processes): once
+   * it sees that many, a starting node need not wait a whole heartbeat for them.
+   */
+  readonly startPeers?: number;
   /** A node whose heartbeat counter has not changed for this long is dead. */
   readonly deadAfterMs: number;
   /** How long a node waits for a failing mount to come back before it exits. */

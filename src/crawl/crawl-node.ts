@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { SelfStatus } from '../cluster/membership.js';
 import { Ownership } from '../cluster/ownership.js';
@@ -36,6 +37,8 @@ export interface CrawlNodeDeps {
 
 /** How long requests in flight may finish after a stop before they are abandoned. */
 const STOP_GRACE_MS = 5_000;
+/** How often a starting node with siblings looks for them in nodes/. */
+const STARTUP_POLL_MS = 50;
 /** Every how many heartbeats each held lease is read back (a listing checks them every beat). */
 const LEASE_READ_EVERY = 5;
 /** Every how many heartbeats stale temp files in shared directories are swept. */
@@ -65,6 +68,8 @@ export class CrawlNode {
   /** The heartbeat in progress: shutdown waits for it, so it cannot rewrite the record after leave(). */
   #tickRunning: Promise<void> | undefined;
   #ticks = 0;
+  /** Whether every live node was idle at the last heartbeat. */
+  #allIdleSeen = false;
   #closed = false;
 
   constructor(config: CrawlConfig, deps: CrawlNodeDeps) {
@@ -99,7 +104,16 @@ export class CrawlNode {
     await p.membership.observe();
     // Nodes started together see each other within one heartbeat: wait for it, so that the
     // first node up does not take every host only to hand most of them over a moment later.
-    await new Promise((resolve) => setTimeout(resolve, this.#config.heartbeatMs));
+    // Siblings under one supervisor are counted: once all are seen, there is no need to wait.
+    const expected = this.#config.startPeers ?? 0;
+    if (expected === 0) await delay(this.#config.heartbeatMs);
+    else {
+      for (let waited = 0; waited < this.#config.heartbeatMs; waited += STARTUP_POLL_MS) {
+        await delay(STARTUP_POLL_MS);
+        await p.membership.observe();
+        if (p.membership.livePeers().length >= expected) break;
+      }
+    }
     await p.membership.beat(this.#status('starting'));
     await p.membership.observe();
     this.#ownership.setLive(p.membership.liveIds());
@@ -187,12 +201,19 @@ export class CrawlNode {
         p.membership.setState('crawling');
         continue;
       }
+      const wasIdle = this.stats.state === 'idle';
       this.stats.state = 'idle';
       p.membership.setState('idle');
       // The end (docs/protocol.md): a reseed that began after every live node was seen idle
       // found nothing.
       if (!this.#config.watch && allIdleBefore !== undefined && allIdleBefore < reseedStart && p.membership.observations >= 2) {
         return { reason: 'complete', exitCode: ExitCode.OK };
+      }
+      if (!wasIdle) {
+        // Peers wait for this node's idle record: publish it now, not at the next heartbeat.
+        this.#beatSoon();
+        // Every peer was idle already: the next reseed, begun now, may be the last one.
+        if (!this.#config.watch && allIdleBefore === undefined && p.membership.allIdleSince() !== undefined) continue;
       }
       // Alone, the next (cheap, incremental) reseed can confirm the end at once; with peers,
       // wait for their next heartbeats.
@@ -256,13 +277,20 @@ export class CrawlNode {
 
   // ---- heartbeat, membership, leases, faults ----------------------------------------------
 
-  #scheduleTick(): void {
+  #scheduleTick(delayMs = this.#config.heartbeatMs): void {
     this.#tickTimer = setTimeout(() => {
       this.#tickRunning = this.#tick().finally(() => {
         this.#tickRunning = undefined;
         if (!this.#closed) this.#scheduleTick();
       });
-    }, this.#config.heartbeatMs);
+    }, delayMs);
+  }
+
+  /** Runs the next heartbeat now rather than when it is due (unless one is running). */
+  #beatSoon(): void {
+    if (this.#closed || this.#tickRunning !== undefined) return;
+    if (this.#tickTimer) clearTimeout(this.#tickTimer);
+    this.#scheduleTick(0);
   }
 
   #status(state: string): SelfStatus {
@@ -303,6 +331,10 @@ export class CrawlNode {
         if (p.keeper.rebalance(before)) this.#needFullReseed = true;
         this.#wakeLoop();
       }
+      // The last peer just went idle: an idle node's next reseed may end the crawl, so now.
+      const allIdle = p.membership.allIdleSince() !== undefined;
+      if (allIdle && !this.#allIdleSeen && this.stats.state === 'idle') this.#wakeLoop();
+      this.#allIdleSeen = allIdle;
       if (this.#ownership.partition === 'host') {
         p.keeper.dropLost(await p.leases.verify(changed || wasFenced || this.#ticks % LEASE_READ_EVERY === 0));
         p.keeper.retryBlocked();
