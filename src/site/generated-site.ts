@@ -12,8 +12,8 @@ export interface GeneratedSiteOptions {
   readonly disallow?: readonly string[];
 }
 
-/** Deterministic pseudo-random integers (mulberry32). */
-function rng(seed: number): () => number {
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32); the benchmark's site uses it too. */
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
