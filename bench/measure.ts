@@ -254,3 +254,13 @@ export function tail(path: string, bytes = 2000): string {
   }
 }
 
+
+/** A whole-number command-line value of a bench script, or one line on stderr and exit 2. */
+export function wholeArg(script: string, name: string, value: string | undefined, min: number): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n < min) {
+    process.stderr.write(`${script}: --${name} must be a whole number >= ${min}, not ${JSON.stringify(value)}\n`);
+    process.exit(2);
+  }
+  return n;
+}

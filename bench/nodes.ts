@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { round } from './measure.js';
+import { round, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN } from './peers.js';
 import { BenchSite } from './site.js';
 
@@ -24,10 +24,12 @@ const { values: o } = parseArgs({
   },
 });
 
-const site = await BenchSite.start({ hosts: Number(o.hosts), pagesPerHost: Number(o.pages), latencyMs: Number(o.latency) });
+const num = (name: keyof typeof o, min: number): number => wholeArg('nodes bench', name, o[name], min);
+const perHost = num('per-host', 1);
+const site = await BenchSite.start({ hosts: num('hosts', 1), pagesPerHost: num('pages', 1), latencyMs: num('latency', 0) });
 const crawl = (id: string, data: string): Promise<number | null> =>
   new Promise((resolve) => {
-    const args = [MOUNTCRAWL_BIN, 'crawl', ...site.seeds(), '--data', data, '--node-id', id, '--per-host', o['per-host']!, '--delay', '0', '--no-progress'];
+    const args = [MOUNTCRAWL_BIN, 'crawl', ...site.seeds(), '--data', data, '--node-id', id, '--per-host', String(perHost), '--delay', '0', '--no-progress'];
     spawn(process.execPath, args, { stdio: 'ignore' }).on('exit', resolve);
   });
 process.stdout.write('| nodes | wall s | coverage | duplicate requests | robots.txt requests | max in flight/host | exit codes |\n| --- | --- | --- | --- | --- | --- | --- |\n');

@@ -20,7 +20,7 @@ import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatProfile, summarizeProfiles } from './cpu-profile.js';
-import { measure, round, tail } from './measure.js';
+import { measure, round, tail, wholeArg } from './measure.js';
 import { PEERS, REPO, peerCommand, type PeerName, type PeerSettings } from './peers.js';
 import { checkTargets, formatTable, type PeerResult, type ScenarioResult } from './report.js';
 import { BenchSite } from './site.js';
@@ -47,14 +47,7 @@ const { values: o } = parseArgs({
 
 const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
 
-function whole(name: string, v: string, min: number): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    log(`--${name} must be a whole number >= ${min}, not ${JSON.stringify(v)}`);
-    process.exit(2);
-  }
-  return n;
-}
+const whole = (name: string, v: string, min: number): number => wholeArg('bench', name, v, min);
 
 const hosts = whole('hosts', o.hosts!, 1);
 const pagesPerHost = whole('pages', o.pages!, 1);

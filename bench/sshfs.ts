@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSshfsPair } from '../test/support/sshfs-pair.js';
-import { round } from './measure.js';
+import { round, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN, REPO } from './peers.js';
 import { BenchSite } from './site.js';
 
@@ -32,17 +32,12 @@ const { values: o } = parseArgs({
   },
 });
 const log = (line: string): void => void process.stderr.write(`sshfs bench: ${line}\n`);
-const num = (name: keyof typeof o): number => {
-  const n = Number(o[name]);
-  if (!Number.isInteger(n) || n < 0) {
-    log(`--${name} must be a whole number, not ${JSON.stringify(o[name])}`);
-    process.exit(2);
-  }
-  return n;
-};
-const hosts = num('hosts');
-const pagesPerHost = num('pages');
-const latencyMs = num('latency');
+const num = (name: keyof typeof o, min: number): number => wholeArg('sshfs bench', name, o[name], min);
+const hosts = num('hosts', 1);
+const pagesPerHost = num('pages', 1);
+const latencyMs = num('latency', 0);
+const perHost = num('per-host', 1);
+const concurrency = num('concurrency', 1);
 
 interface Row {
   readonly where: 'sshfs' | 'local';
@@ -56,8 +51,8 @@ interface Row {
 
 /** Runs one mountcrawl node to its end; resolves with its exit code. */
 function node(id: string, data: string, seeds: readonly string[]): Promise<number> {
-  const args = [MOUNTCRAWL_BIN, 'crawl', ...seeds, '--data', data, '--node-id', id, '--per-host', o['per-host']!];
-  args.push('--delay', '0', '--concurrency', o.concurrency!, '--no-progress');
+  const args = [MOUNTCRAWL_BIN, 'crawl', ...seeds, '--data', data, '--node-id', id, '--per-host', String(perHost)];
+  args.push('--delay', '0', '--concurrency', String(concurrency), '--no-progress');
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2000)));
@@ -115,7 +110,7 @@ try {
   );
   await mkdir(o.results!, { recursive: true });
   const file = join(o.results!, `${new Date().toISOString().replace(/[:]/g, '').replace(/\..*$/, 'Z')}-sshfs.json`);
-  const command = `node dist/bench/sshfs.js --hosts ${hosts} --pages ${pagesPerHost} --latency ${latencyMs} --per-host ${o['per-host']} --concurrency ${o.concurrency}`;
+  const command = `node dist/bench/sshfs.js --hosts ${hosts} --pages ${pagesPerHost} --latency ${latencyMs} --per-host ${perHost} --concurrency ${concurrency}`;
   await writeFile(file, `${JSON.stringify({ command, site: { hosts, pagesPerHost, latencyMs }, rows: [sshfs, onDisk], ratio, met }, null, 1)}\n`);
   log(`wrote ${file}`);
 } finally {

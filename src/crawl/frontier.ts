@@ -85,7 +85,7 @@ export class Frontier {
     if (!this.#deps.ownership.ownsUrl(hostDir, key)) return 'known';
     const host = seen ?? this.#deps.adopt(hostDir, url);
     host.origin ??= originOf(url);
-    if (host.phase === 'releasing' || host.gaveUp || host.done.has(key) || host.claimed.has(key)) return 'known';
+    if (host.phase === 'releasing' || host.gaveUp) return 'known';
     if (host.fetched + host.queued >= cfg.maxPagesPerHost) {
       stats.cut.hostBudget++;
       return 'known';
