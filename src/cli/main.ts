@@ -107,6 +107,11 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
  * stderr, `mountcrawl: CODE: message`, with no stack trace unless MOUNTCRAWL_DEBUG is set.
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  // `mountcrawl status | head`: a reader that goes away early is not an error of ours.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(ExitCode.OK);
+    throw err;
+  });
   const result = { code: ExitCode.OK as number };
   const program = buildProgram(result, argv);
   try {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FAST, runCli, tempDir } from '../support/cli.js';
+import { BIN, FAST, runCli, tempDir } from '../support/cli.js';
 import { listFiles } from '../support/data-files.js';
 
 /** One line on stderr, of the form `mountcrawl: CODE: ...`, and no stack trace. */
@@ -85,5 +86,18 @@ describe('bad input gets one clear line and a non-zero exit', () => {
     const r = await runCli(['status', '--data', join(tmp.path, 'nowhere')]);
     assert.equal(r.code, 3);
     assertOneLine(r.stderr, 'NO_DATA_DIR');
+  });
+});
+
+describe('output into a pipe that closes early', () => {
+  test('`mountcrawl ... | head` ends quietly with exit 0, no EPIPE stack trace', async () => {
+    // The reader is gone before the first write, as when `head` has read its lines.
+    const child = spawn(process.execPath, [BIN, 'key', 'http://example.com/'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
   });
 });
