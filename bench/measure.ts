@@ -11,6 +11,12 @@ export interface ProcessPeak {
   readonly peakRssMb: number;
   /** user + system CPU seconds, as last seen in /proc (the last poll before it exited). */
   readonly cpuSeconds: number;
+  /**
+   * Set when only one poll saw the process (without /usr/bin/time: a process that ends within
+   * one poll interval, such as wget on a tiny site, seen only as it starts): its peak and CPU
+   * are unknown, not the tiny numbers of that one look.
+   */
+  readonly unread?: true;
 }
 
 /** What one measured run of a command came to. */
@@ -64,6 +70,8 @@ interface Seen {
   role: string;
   hwmKb: number;
   ticks: number;
+  /** How many polls read it. */
+  polls: number;
   /** Start time (clock ticks since boot): tells this process from a later one with the same pid. */
   startTime: string;
 }
@@ -151,10 +159,11 @@ export async function measure(command: string, args: readonly string[], options:
       if (s === undefined) {
         const ordinal = (perDepth.get(depth) ?? 0) + 1;
         perDepth.set(depth, ordinal);
-        s = { pid, depth, role: depth <= 0 ? 'time' : options.role(depth, ordinal), hwmKb: 0, ticks: 0, startTime: r.startTime };
+        s = { pid, depth, role: depth <= 0 ? 'time' : options.role(depth, ordinal), hwmKb: 0, ticks: 0, polls: 0, startTime: r.startTime };
         seen.set(pid, s);
       }
       if (r.startTime !== s.startTime) return; // the pid was reused
+      s.polls++;
       s.hwmKb = Math.max(s.hwmKb, r.hwmKb);
       s.ticks = Math.max(s.ticks, r.ticks);
       for (const c of childrenOf(pid)) visit(c, depth + 1);
@@ -193,10 +202,11 @@ export async function measure(command: string, args: readonly string[], options:
       role: s.role,
       peakRssMb: round(s.hwmKb / 1024, 1),
       cpuSeconds: round(s.ticks / TICKS_PER_SECOND, 2),
+      ...(s.polls < 2 ? { unread: true as const } : {}),
     }));
   let cpuSeconds = processes.reduce((sum, p) => sum + p.cpuSeconds, 0);
   let cpuSource: 'time' | 'proc' = 'proc';
-  let maxRssMb = Math.max(0, ...processes.map((p) => p.peakRssMb));
+  let maxRssMb = Math.max(0, ...processes.filter((p) => p.unread !== true).map((p) => p.peakRssMb));
   let exitCode = code;
   if (useTime) {
     const text = await readFile(timeFile, 'utf8').catch(() => '');
@@ -210,9 +220,11 @@ export async function measure(command: string, args: readonly string[], options:
     // time exits with the command's status; a command killed by a signal is reported in the file.
     const killed = /Command terminated by signal (\d+)/.exec(text);
     if (killed !== null) exitCode = 128 + Number(killed[1]);
-    // A command that ended before the first poll saw it: time's numbers are all there is.
-    if (m !== null && ![...seen.values()].some((s) => s.depth === 1)) {
-      processes.unshift({ pid: 0, role: options.role(1, 1), peakRssMb: round(Number(m[4]) / 1024, 1), cpuSeconds: cpuSeconds });
+    // A command that ended before a second poll could read it, with no children seen: time's
+    // numbers are its own, and all there are.
+    if (m !== null && processes.length <= 1 && processes.every((p) => p.unread === true)) {
+      const pid = processes[0]?.pid ?? 0;
+      processes.splice(0, 1, { pid, role: options.role(1, 1), peakRssMb: round(Number(m[4]) / 1024, 1), cpuSeconds });
     }
   }
   return {

@@ -141,7 +141,7 @@ export function formatTable(r: ScenarioResult): string {
       fmt(p.pagesPerSecond, 0),
       fmt(p.cpuSeconds),
       p.cpuSecondsPerPage === undefined ? '-' : (p.cpuSecondsPerPage * 1000).toFixed(2),
-      (p.processes ?? []).map((x) => `${x.role} ${x.peakRssMb.toFixed(0)}`).join(', '),
+      (p.processes ?? []).map((x) => `${x.role} ${x.unread ? '?' : x.peakRssMb.toFixed(0)}`).join(', '),
       fmt(p.coverage, 3),
       String(p.duplicateFetches ?? '-'),
       String(p.maxInFlightPerHost ?? '-'),

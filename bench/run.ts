@@ -237,7 +237,7 @@ async function runPeer(p: PeerName, scenario: string): Promise<PeerResult> {
   }
   log(
     `${scenario}: ${p}: ${pages}/${c.pages} pages in ${m.wallSeconds} s (${row.pagesPerSecond} pages/s), ` +
-      `CPU ${m.cpuSeconds} s, peak RSS ${m.processes.map((x) => `${x.role} ${x.peakRssMb}`).join(', ')} MiB`,
+      `CPU ${m.cpuSeconds} s, peak RSS ${m.processes.map((x) => `${x.role} ${x.unread ? '?' : x.peakRssMb}`).join(', ')} MiB`,
   );
   if (!o.keep) await rm(join(work, 'out'), { recursive: true, force: true });
   if (profileDir !== undefined) process.stdout.write(`CPU profile of mountcrawl, ${scenario} (${profileDir}):\n${formatProfile(await summarizeProfiles(profileDir))}\n\n`);
