@@ -24,6 +24,7 @@ import { Reseeder, type ReseedSink, type ReseedStats } from '../src/crawl/reseed
 import { Layout } from '../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type LinksRecord } from '../src/store/records.js';
 import { urlKey } from '../src/url/key.js';
+import { KeySet } from '../src/url/key-set.js';
 import { mapLimit } from '../src/util/map-limit.js';
 import { machineBusySeconds } from './measure.js';
 import { rng } from './pages.js';
@@ -133,7 +134,7 @@ async function scan(root: string): Promise<void> {
   };
   const reseeder = new Reseeder(layout, { clock: systemClock, serverTime: () => serverTime });
   let offers = 0;
-  const keys = new Set<string>();
+  const keys = new KeySet(); // what a node's done sets are
   const sink: ReseedSink = {
     wantsHost: () => true,
     prepareHosts: async () => undefined,
@@ -143,9 +144,7 @@ async function scan(root: string): Promise<void> {
         ? (url) => {
             offers++;
             const key = urlKey(url);
-            if (keys.has(key)) return 'known';
-            keys.add(key);
-            return 'queued';
+            return keys.add(key) ? 'queued' : 'known';
           }
         : () => {
             offers++;

@@ -1,6 +1,7 @@
 import { Politeness, type PolitenessRules } from '../frontier/politeness.js';
 import type { RobotsRules } from '../fetch/robots.js';
 import type { ErrsRecord } from '../store/records.js';
+import { KeySet } from '../url/key-set.js';
 import { Ring } from './ring.js';
 
 /** A URL waiting in a host's queue. */
@@ -32,8 +33,8 @@ export class HostState {
   readonly dir: string;
   phase: HostPhase = 'acquiring';
   readonly politeness: Politeness;
-  /** Keys with a links record or a final errs record. */
-  readonly done = new Set<string>();
+  /** Keys with a links record or a final errs record (64-bit fingerprints: see KeySet). */
+  readonly done = new KeySet();
   /** Errs records that are not final, by key: attempts so far. */
   readonly errs = new Map<string, ErrsRecord>();
   /** Keys queued, retrying or in flight: claimed by this node. */

@@ -6,6 +6,7 @@ import { readJsonValidated, readWhole } from '../store/read-whole.js';
 import { asLinksRecord } from '../store/records.js';
 import { hostDirOfNormalized, isSafeHostDir } from '../url/host-dir.js';
 import { isKey } from '../url/key.js';
+import { KeySet } from '../url/key-set.js';
 import { mapLimit } from '../util/map-limit.js';
 
 /** What the reseeder hands links to. */
@@ -39,8 +40,8 @@ export interface ReseedStats {
 interface DirState {
   /** mtime at the last listing, when that listing is known to be complete. */
   settledMtimeMs: number | undefined;
-  /** Records whose links were all taken into account. */
-  readonly read: Set<string>;
+  /** Records whose links were all taken into account (one per record: a KeySet keeps it small). */
+  readonly read: KeySet;
 }
 
 /** Records read in parallel (each is a round trip on NFS or sshfs). */
@@ -81,7 +82,7 @@ export class Reseeder {
   #dir(hostDir: string): DirState {
     let d = this.#dirs.get(hostDir);
     if (d === undefined) {
-      d = { settledMtimeMs: undefined, read: new Set() };
+      d = { settledMtimeMs: undefined, read: new KeySet() };
       this.#dirs.set(hostDir, d);
     }
     return d;
