@@ -32,13 +32,8 @@ export class KeySet {
     const hi = hex32(key, 0);
     const lo = hex32(key, 8);
     if (hi === 0 && lo === 0) return this.#hasZero;
-    const t = this.#table;
-    for (let i = lo & this.#mask; ; i = (i + 1) & this.#mask) {
-      const h = t[2 * i]!;
-      const l = t[2 * i + 1]!;
-      if (h === hi && l === lo) return true;
-      if (h === 0 && l === 0) return false;
-    }
+    const i = this.#slot(hi, lo);
+    return this.#table[2 * i] !== 0 || this.#table[2 * i + 1] !== 0;
   }
 
   /** Adds a key; true when it was not there yet. */
@@ -58,17 +53,22 @@ export class KeySet {
     return true;
   }
 
+  /** Writes a fingerprint into its slot; false when it was there already. */
   #insert(hi: number, lo: number): boolean {
+    const i = this.#slot(hi, lo);
+    if (this.#table[2 * i] !== 0 || this.#table[2 * i + 1] !== 0) return false;
+    this.#table[2 * i] = hi;
+    this.#table[2 * i + 1] = lo;
+    return true;
+  }
+
+  /** The slot that holds this fingerprint, or the empty slot where it would go. */
+  #slot(hi: number, lo: number): number {
     const t = this.#table;
     for (let i = lo & this.#mask; ; i = (i + 1) & this.#mask) {
       const h = t[2 * i]!;
       const l = t[2 * i + 1]!;
-      if (h === hi && l === lo) return false;
-      if (h === 0 && l === 0) {
-        t[2 * i] = hi;
-        t[2 * i + 1] = lo;
-        return true;
-      }
+      if ((h === hi && l === lo) || (h === 0 && l === 0)) return i;
     }
   }
 

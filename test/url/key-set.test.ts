@@ -29,7 +29,13 @@ describe('KeySet', () => {
     for (const k of keys) set.add(k);
     for (const k of keys) assert.equal(set.has(k), true);
     assert.equal(set.has(keyOf(10, 0x1234)), false);
-    assert.equal(set.size, 9);
+    // Same high 32 bits, low ones equal below bit 20: also one first slot, told apart by the low word.
+    const sameHigh = [0x1234, 0x101234, 0x201234].map((lo) => keyOf(0xabc, lo));
+    for (const k of sameHigh.slice(0, 2)) assert.equal(set.add(k), true);
+    assert.equal(set.has(sameHigh[0]!), true);
+    assert.equal(set.has(sameHigh[1]!), true);
+    assert.equal(set.has(sameHigh[2]!), false);
+    assert.equal(set.size, 11);
   });
 
   test('the key whose first 64 bits are zero is a key like any other', () => {
@@ -41,6 +47,10 @@ describe('KeySet', () => {
     assert.equal(set.has(zero), true);
     assert.equal(set.has(keyOf(0, 1)), false);
     assert.equal(set.size, 1);
+    // A fingerprint with a zero high word is stored in the table like any other.
+    assert.equal(set.add(keyOf(0, 1)), true);
+    assert.equal(set.has(keyOf(0, 1)), true);
+    assert.equal(set.size, 2);
   });
 
   test('uppercase hex reads as lowercase; keys equal in their first 64 bits count as one', () => {
