@@ -117,6 +117,11 @@ export function checkTargets(latencyMs: number, peers: readonly PeerResult[], pe
 const fmt = (v: number | undefined, digits = 1): string => (v === undefined ? '-' : v.toFixed(digits));
 
 /** The scenario as a Markdown table (printed, and pasted into docs/benchmarks.md). */
+/** `role MiB` of each process, `?` for one no poll could read (ProcessPeak.unread). */
+export function formatPeaks(processes: readonly ProcessPeak[]): string {
+  return processes.map((x) => `${x.role} ${x.unread ? '?' : x.peakRssMb.toFixed(0)}`).join(', ');
+}
+
 export function formatTable(r: ScenarioResult): string {
   const head = [
     'peer',
@@ -141,7 +146,7 @@ export function formatTable(r: ScenarioResult): string {
       fmt(p.pagesPerSecond, 0),
       fmt(p.cpuSeconds),
       p.cpuSecondsPerPage === undefined ? '-' : (p.cpuSecondsPerPage * 1000).toFixed(2),
-      (p.processes ?? []).map((x) => `${x.role} ${x.unread ? '?' : x.peakRssMb.toFixed(0)}`).join(', '),
+      formatPeaks(p.processes ?? []),
       fmt(p.coverage, 3),
       String(p.duplicateFetches ?? '-'),
       String(p.maxInFlightPerHost ?? '-'),

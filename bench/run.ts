@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { formatProfile, summarizeProfiles } from './cpu-profile.js';
 import { measure, round, tail, wholeArg } from './measure.js';
 import { PEERS, REPO, peerCommand, type PeerName, type PeerSettings } from './peers.js';
-import { checkTargets, formatTable, type PeerResult, type ScenarioResult } from './report.js';
+import { checkTargets, formatPeaks, formatTable, type PeerResult, type ScenarioResult } from './report.js';
 import { BenchSite } from './site.js';
 import { TOOLS, ensureTools, type Found, type Tool } from './tools.js';
 
@@ -237,7 +237,7 @@ async function runPeer(p: PeerName, scenario: string): Promise<PeerResult> {
   }
   log(
     `${scenario}: ${p}: ${pages}/${c.pages} pages in ${m.wallSeconds} s (${row.pagesPerSecond} pages/s), ` +
-      `CPU ${m.cpuSeconds} s, peak RSS ${m.processes.map((x) => `${x.role} ${x.unread ? '?' : x.peakRssMb}`).join(', ')} MiB`,
+      `CPU ${m.cpuSeconds} s, peak RSS ${formatPeaks(m.processes)} MiB`,
   );
   if (!o.keep) await rm(join(work, 'out'), { recursive: true, force: true });
   if (profileDir !== undefined) process.stdout.write(`CPU profile of mountcrawl, ${scenario} (${profileDir}):\n${formatProfile(await summarizeProfiles(profileDir))}\n\n`);
