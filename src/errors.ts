@@ -52,7 +52,11 @@ export const ExitCode = {
   USAGE: 2,
   DATA_DIR: 3,
   MOUNT: 4,
+  /** The crawl fetched nothing: every seed failed and no page was stored (NOTHING_FETCHED). */
+  NOTHING_FETCHED: 5,
   INTERNAL: 70,
+  /** The data directory exists but this user cannot write it (sysexits EX_NOPERM). */
+  DATA_DIR_NOT_WRITABLE: 77,
   INTERRUPTED: 130,
   TERMINATED: 143,
 } as const;

@@ -7,6 +7,10 @@ import { StreamLogger } from '../progress/logger.js';
 import { ProgressDisplay } from '../progress/progress-display.js';
 import { snapshotOf } from '../progress/snapshot.js';
 import { formatSummary, summaryOf } from '../progress/summary.js';
+import { openDataDir } from '../store/data-dir.js';
+import { writeRunState } from '../store/run-state.js';
+import { NORMALIZATION_VERSION } from '../url/normalize.js';
+import { holdingsLine, holdingsOf, judgeOutcome, recordRunEnd } from './run-outcome.js';
 
 /** Hooks a child of --processes gets: where to send progress instead of drawing it. */
 export interface CrawlHooks {
@@ -18,6 +22,13 @@ export interface CrawlHooks {
  * gracefully; second: exit at once), and the end summary. Returns the exit code.
  */
 export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, userHooks?: Hooks): Promise<number> {
+  // The data-directory check every command makes (it names a directory that cannot be
+  // written, before any heartbeat tries); then `status` can tell that a run is under way.
+  const { layout } = await openDataDir(config.dataDir, config.nodeId, {
+    version: NORMALIZATION_VERSION,
+    sessionParams: [...config.normalize.sessionParams].sort(),
+  });
+  await writeRunState(layout, { state: 'running', node: config.nodeId, at: new Date().toISOString() });
   const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: config.nodeId });
   const node = new CrawlNode(config, { clock: systemClock, logger, ...(userHooks ? { hooks: userHooks } : {}) });
   const display = new ProgressDisplay({ enabled: config.progress && hooks.onProgress === undefined, json: config.json }, logger);
@@ -49,11 +60,16 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
     process.off('SIGTERM', onSignal);
   }
   hooks.onProgress?.(node);
+  await recordRunEnd(layout, config.nodeId, result, { queued: node.stats.queued, leftOnDisk: node.stats.cut.frontierFull });
+  // A supervised child leaves the data directory's totals (and the verdict on them) to its supervisor.
+  const held = hooks.onProgress === undefined ? await holdingsOf(layout) : undefined;
+  if (held !== undefined) result = judgeOutcome(result, held);
   const seconds = (systemClock.monotonic() - started) / 1000;
   if (config.json) {
-    process.stderr.write(`${JSON.stringify({ level: 'info', node: config.nodeId, msg: 'summary', ...summaryOf(node.stats, seconds, result.reason) })}\n`);
+    process.stderr.write(`${JSON.stringify({ level: 'info', node: config.nodeId, msg: 'summary', ...summaryOf(node.stats, seconds, result.reason), ...(held ? { dataDirectory: { pages: held.pages, errors: held.errors } } : {}) })}\n`);
   } else {
     process.stderr.write(`${formatSummary(node.stats, seconds, result.reason)}\n`);
+    if (held !== undefined) process.stderr.write(`${holdingsLine(held)}\n`);
   }
   if (result.message !== undefined) {
     if (result.exitCode === ExitCode.OK) logger.info(result.message);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { badUrlError } from '../errors.js';
-import { readMarker } from '../store/data-dir.js';
+import { openExistingDataDir, readMarker } from '../store/data-dir.js';
 import { Layout } from '../store/layout.js';
 import { urlKey } from '../url/key.js';
 import { DEFAULT_NORMALIZE_OPTIONS, normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
@@ -32,8 +32,8 @@ export async function keyCommand(raw: string, dataDir: string | undefined, out: 
 
 /** `mountcrawl locate URL`: where the URL's files are and whether each exists. */
 export async function locateCommand(raw: string, dataDir: string, json: boolean, out: (line: string) => void): Promise<number> {
+  const layout = await openExistingDataDir(dataDir);
   const { url, hostDir, key } = normalizeOrFail(raw, await normalizationOf(dataDir));
-  const layout = new Layout(dataDir);
   const files = {
     html: layout.html(hostDir, key),
     links: layout.links(hostDir, key),

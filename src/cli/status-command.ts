@@ -1,12 +1,11 @@
-import { readdir, stat } from 'node:fs/promises';
 import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
 import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
-import { asErrsRecord } from '../store/records.js';
-import { isKey } from '../url/key.js';
-import { mapLimit } from '../util/map-limit.js';
+import { formatByCode, names, readHoldings, type HostHoldings } from '../store/holdings.js';
+import { readRunState } from '../store/run-state.js';
+import { describeCrawlState, type CrawlState } from './crawl-state.js';
 
 /** What `status` reports (also its --json shape). */
 export interface StatusReport {
@@ -18,24 +17,12 @@ export interface StatusReport {
   readonly nodes: readonly (NodeRecord & { alive: boolean | null })[];
   readonly hosts: readonly HostStatus[];
   readonly lastActivity: string | null;
+  /** Complete, stopped with work left, running, ... (see describeCrawlState). */
+  readonly crawl: CrawlState;
 }
 
-export interface HostStatus {
-  readonly host: string;
-  readonly pages: number;
-  readonly html: number;
-  readonly errors: number;
-  readonly retrying: number;
+export interface HostStatus extends HostHoldings {
   readonly lease: string | null;
-  readonly lastWrite: string | null;
-}
-
-async function names(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).filter((n) => !n.startsWith('.'));
-  } catch {
-    return [];
-  }
 }
 
 async function readNodes(layout: Layout): Promise<NodeRecord[]> {
@@ -84,50 +71,18 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
     }
   }
 
-  const hostNames = new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))]);
-  const byCode: Record<string, number> = {};
-  let finalErrors = 0;
-  let lastMs = 0;
-  const hosts: HostStatus[] = [];
-  await mapLimit([...hostNames].sort(), 8, async (host) => {
-    const links = (await names(layout.hostDir('links', host))).filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
-    const html = (await names(layout.hostDir('html', host))).filter((n) => n.endsWith('.html'));
-    const done = new Set(links.map((n) => n.slice(0, -5)));
-    let errors = 0;
-    let retrying = 0;
-    await mapLimit(await names(layout.hostDir('errs', host)), 16, async (name) => {
-      if (!name.endsWith('.json') || done.has(name.slice(0, -5))) return;
-      try {
-        const rec = await readJsonValidated(layout.errs(host, name.slice(0, -5)), asErrsRecord);
-        byCode[rec.code] = (byCode[rec.code] ?? 0) + 1;
-        errors++;
-        if (rec.final) finalErrors++;
-        else retrying++;
-      } catch {
-        // replaced or removed meanwhile
-      }
-    });
-    let lastWrite: string | null = null;
-    try {
-      const m = (await stat(layout.hostDir('links', host))).mtimeMs;
-      lastMs = Math.max(lastMs, m);
-      lastWrite = new Date(m).toISOString();
-    } catch {
-      // no links directory yet
-    }
-    hosts.push({ host, pages: links.length, html: html.length, errors, retrying, lease: leases.get(host) ?? null, lastWrite });
-  });
-  hosts.sort((a, b) => a.host.localeCompare(b.host));
-  const total = Object.values(byCode).reduce((a, b) => a + b, 0);
+  const held = await readHoldings(layout);
+  const seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
   return {
     data: dataDir,
-    pages: hosts.reduce((a, h) => a + h.pages, 0),
-    htmlFiles: hosts.reduce((a, h) => a + h.html, 0),
-    errors: { total, final: finalErrors, byCode },
-    seeds: (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length,
+    pages: held.pages,
+    htmlFiles: held.htmlFiles,
+    errors: held.errors,
+    seeds,
     nodes,
-    hosts,
-    lastActivity: lastMs > 0 ? new Date(lastMs).toISOString() : null,
+    hosts: held.hosts.map((h) => ({ ...h, lease: leases.get(h.host) ?? null })),
+    lastActivity: held.lastActivity,
+    crawl: describeCrawlState({ nodes, run: await readRunState(layout), retries: held.retries, pages: held.pages, seeds }),
   };
 }
 
@@ -139,9 +94,9 @@ export async function statusCommand(dataDir: string, options: { json: boolean; w
     return 0;
   }
   out(`data      ${r.data}`);
+  out(`crawl     ${r.crawl.line}`);
   out(`pages     ${r.pages} done (${r.htmlFiles} HTML files), ${r.seeds} seeds, last write ${r.lastActivity ?? 'never'}`);
-  const codes = Object.entries(r.errors.byCode).sort((a, b) => b[1] - a[1]);
-  out(`errors    ${r.errors.total} (${r.errors.final} final)${codes.length ? ': ' + codes.map(([c, n]) => `${c} ${n}`).join(', ') : ''}`);
+  out(`errors    ${r.errors.total} (${r.errors.final} final)${r.errors.total ? `: ${formatByCode(r.errors.byCode)}` : ''}`);
   out(`nodes     ${r.nodes.length === 0 ? 'none' : ''}`);
   for (const n of r.nodes) {
     const alive = n.alive === null ? 'alive?' : n.alive ? 'alive' : 'dead';

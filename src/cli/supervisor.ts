@@ -11,6 +11,7 @@ import { hasSeeds } from '../crawl/seeds.js';
 import { reconcileNormalization } from '../crawl/normalization.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { FatalError } from '../errors.js';
+import { holdingsLine, holdingsOf, judgeOutcome } from './run-outcome.js';
 
 /** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
 export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
@@ -24,7 +25,7 @@ export interface ChildMessage {
 const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
 
 /** Exit codes after which a child is not started again: it finished, or cannot do better. */
-const FINAL_CODES = new Set<number>([ExitCode.OK, ExitCode.USAGE, ExitCode.DATA_DIR, ExitCode.MOUNT]);
+const FINAL_CODES = new Set<number>([ExitCode.OK, ExitCode.USAGE, ExitCode.DATA_DIR, ExitCode.MOUNT, ExitCode.NOTHING_FETCHED, ExitCode.DATA_DIR_NOT_WRITABLE]);
 const MAX_BACKOFF_MS = 30_000;
 /** A child that crashes this many times in a row is given up on. */
 const MAX_CRASHES = 5;
@@ -53,6 +54,8 @@ interface Slot {
   readonly index: number;
   child: ChildProcess | undefined;
   snapshot: Snapshot | undefined;
+  /** Most hosts the node owned at once, as its snapshots said. */
+  mostHosts: number;
   crashes: number;
   exitCode: number | undefined;
   restartTimer: NodeJS.Timeout | undefined;
@@ -81,6 +84,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     index,
     child: undefined,
     snapshot: undefined,
+    mostHosts: 0,
     crashes: 0,
     exitCode: undefined,
     restartTimer: undefined,
@@ -110,7 +114,9 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
       for (const line of lines) if (line !== '') logger.forward(`[${slot.index + 1}] ${line}`);
     });
     child.on('message', (m: ChildMessage) => {
-      if (m?.type === 'progress') slot.snapshot = { ...m.snapshot, label: `node ${slot.index + 1}` };
+      if (m?.type !== 'progress') return;
+      slot.snapshot = { ...m.snapshot, label: `node ${slot.index + 1}` };
+      slot.mostHosts = Math.max(slot.mostHosts, m.snapshot.hostsOwned);
     });
     child.on('exit', (code, signal) => {
       slot.child = undefined;
@@ -165,11 +171,30 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   const total = totalOf('total', slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined));
   const seconds = Math.round((systemClock.monotonic() - started) / 100) / 10;
   const codes = slots.map((s) => s.exitCode ?? ExitCode.INTERNAL);
-  const line = `all ${processes} nodes ended: ${total.pages} pages, ${total.errors} errors in ${seconds} s; exit codes ${codes.join(', ')}`;
-  if (config.json) process.stderr.write(`${JSON.stringify({ level: 'info', node: 'supervisor', msg: line })}\n`);
-  else process.stderr.write(`mountcrawl: ${line}\n`);
+  // Totals of the data directory count each host and each failed URL once, however many
+  // nodes held the host or tried the URL (the per-node counters overlap).
+  const held = await holdingsOf(layout);
+  const lines = [`all ${processes} nodes ended: ${total.pages} pages in ${seconds} s; exit codes ${codes.join(', ')}`];
+  if (held !== undefined) {
+    lines.push(holdingsLine(held));
+    const idle = slots.filter((s) => s.mostHosts === 0 && (s.snapshot?.pages ?? 0) === 0);
+    if (idle.length > 0 && config.partition === 'host' && stopping === undefined) {
+      lines.push(
+        `${idle.map((s) => `node ${s.index + 1}`).join(', ')} owned no host: rendezvous hashing gave each of the ${held.hosts.length} hosts ` +
+          `to another node (one node per host; --partition url shares one host's pages between nodes)`,
+      );
+    }
+  }
+  for (const line of lines) {
+    if (config.json) process.stderr.write(`${JSON.stringify({ level: 'info', node: 'supervisor', msg: line })}\n`);
+    else process.stderr.write(`mountcrawl: ${line}\n`);
+  }
   if (stopping !== undefined) return stopping === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED;
-  return worstExitCode(codes);
+  const worst = worstExitCode(codes);
+  if (held === undefined) return worst;
+  const verdict = judgeOutcome({ reason: 'complete', exitCode: worst }, held);
+  if (verdict.message !== undefined) process.stderr.write(`mountcrawl: ${verdict.message}\n`);
+  return verdict.exitCode;
 }
 
 /** The exit code that says the most: any failure beats success; the highest failure wins. */

@@ -393,6 +393,7 @@ export class CrawlNode {
 
   async #shutdown(p: Parts): Promise<void> {
     this.stats.state = 'stopping';
+    this.stats.queued = p.frontier.queued; // what is left, for the run state `status` reads
     await p.requests.drain(STOP_GRACE_MS);
     p.requests.abort();
     await p.requests.drain(2_000);

@@ -9,6 +9,7 @@ import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import { nextRetryDelay } from '../frontier/retry-policy.js';
+import { leaveAloneAtFirstContact } from '../frontier/first-contact.js';
 import { buildErrsRecord } from './build-records.js';
 import { originOf, type Frontier } from './frontier.js';
 import { HostState } from './host-state.js';
@@ -226,7 +227,7 @@ export class HostKeeper {
       if (err instanceof RobotsUnavailable) {
         outcome = 'transient';
         host.robotsFailures++;
-        if (host.robotsFailures >= config.maxAttempts || err.kind === 'final') {
+        if (host.robotsFailures >= config.maxAttempts || err.kind === 'final' || leaveAloneAtFirstContact(err.code, host.robotsFailures, host.done.size)) {
           await this.#giveUp(host, err);
         } else {
           const backoff = config.retryBaseMs * 2 ** (host.robotsFailures - 1);

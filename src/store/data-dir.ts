@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ExitCode, FatalError, describeError, mountFaultCode } from '../errors.js';
 import { createExclusive } from './exclusive-create.js';
-import { DIRS, Layout, MARKER_FILE } from './layout.js';
+import { DIRS, Layout, MARKER_FILE, tempName } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
 
 /** Content of the marker file written when a data directory is created. */
@@ -27,12 +28,19 @@ function asMarker(value: unknown): Marker {
   return m as Marker;
 }
 
-function dataDirError(root: string, err: unknown): FatalError {
+/** The one-line error for a data directory that fails: its own code for "cannot be written". */
+function dataDirError(root: string, err: unknown, where: string = root): FatalError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EACCES' || code === 'EPERM') {
+    const uid = typeof process.getuid === 'function' ? ` (uid ${process.getuid()})` : '';
+    return new FatalError('DATA_DIR_NOT_WRITABLE', `data directory ${root} cannot be written by this user${uid}: ${code} on ${where}`, ExitCode.DATA_DIR_NOT_WRITABLE, { cause: err });
+  }
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
+    return new FatalError('DATA_DIR_UNUSABLE', `${root} is not a directory (or a part of its path is a file)`, ExitCode.DATA_DIR, { cause: err });
+  }
   const fault = mountFaultCode(err);
-  const code = fault === 'DISK_FULL' || fault === 'READ_ONLY' ? fault : 'DATA_DIR_UNUSABLE';
-  return new FatalError(code, `data directory ${root}: ${describeError(err)}`, ExitCode.DATA_DIR, {
-    cause: err,
-  });
+  const kind = fault === 'DISK_FULL' || fault === 'READ_ONLY' ? fault : 'DATA_DIR_UNUSABLE';
+  return new FatalError(kind, `data directory ${root}: ${describeError(err)}`, ExitCode.DATA_DIR, { cause: err });
 }
 
 /** Reads the marker of a data directory, or undefined when there is none. */
@@ -45,45 +53,81 @@ export async function readMarker(layout: Layout): Promise<Marker | undefined> {
   }
 }
 
+/** What a data directory is for a command that is about to use it. */
+export interface CheckedDataDir {
+  readonly layout: Layout;
+  /** Undefined only for `read` of a directory that is empty (or holds only our folders). */
+  readonly marker: Marker | undefined;
+}
+
 /**
- * Opens the data directory for crawling, creating it (and its subdirectories and marker)
- * when needed. Refuses a non-empty directory that is not a mountcrawl data directory, so that
- * a mistyped --data never scatters files through someone's home directory. Throws FatalError
- * with a one-line message on any problem.
+ * The one check every command makes of its data directory (docs/errors.md):
+ *
+ * - `read` (status, locate, export): it must exist (NO_DATA_DIR), be a directory
+ *   (DATA_DIR_UNUSABLE), and be a mountcrawl data directory or empty (NOT_A_DATA_DIR);
+ *   nothing is created.
+ * - `write` (crawl, seed, the supervisor): the same, except that a missing directory is
+ *   created with its folders and marker; then one small file is written and removed in the
+ *   directory and in each of its folders, so that one that cannot be written is reported at
+ *   once, naming it (DATA_DIR_NOT_WRITABLE), and not by the first heartbeat.
+ *
+ * Throws FatalError with a one-line message for every problem.
  */
-export async function openDataDir(
+export async function checkDataDir(
   root: string,
-  nodeId: string,
-  normalization?: Marker['normalization'],
-): Promise<{ layout: Layout; marker: Marker }> {
+  mode: 'read' | 'write',
+  options: { nodeId?: string; normalization?: Marker['normalization'] } = {},
+): Promise<CheckedDataDir> {
   const layout = new Layout(root);
+  const nodeId = options.nodeId ?? `pid-${process.pid}`;
   try {
-    await mkdir(root, { recursive: true });
+    let exists = true;
+    try {
+      if (!(await stat(root)).isDirectory()) throw new FatalError('DATA_DIR_UNUSABLE', `${root} is not a directory`, ExitCode.DATA_DIR);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      exists = false;
+    }
+    if (!exists) {
+      if (mode === 'read') {
+        throw new FatalError('NO_DATA_DIR', `no data directory at ${root} (run a crawl first, or pass --data)`, ExitCode.DATA_DIR);
+      }
+      await mkdir(root, { recursive: true });
+    }
     let marker = await readMarker(layout);
     if (marker === undefined) {
-      const entries = (await readdir(root)).filter((name) => !name.startsWith('.'));
       const ours = new Set<string>(Object.values(DIRS));
-      const foreign = entries.filter((name) => !ours.has(name));
+      const foreign = (await readdir(root)).filter((name) => !name.startsWith('.') && !ours.has(name));
       if (foreign.length > 0) {
         throw new FatalError(
           'NOT_A_DATA_DIR',
           `${root} is not empty and holds no ${MARKER_FILE} marker (found ${JSON.stringify(foreign[0])}): ` +
-            'choose an empty or new directory for --data',
+            (mode === 'write' ? 'choose an empty or new directory for --data' : 'it is not a mountcrawl data directory'),
           ExitCode.DATA_DIR,
         );
       }
+      if (mode === 'read') return { layout, marker: undefined };
       const fresh: Marker = {
         format: 'mountcrawl',
         version: 1,
         id: randomUUID(),
         createdAt: new Date().toISOString(),
-        ...(normalization !== undefined ? { normalization } : {}),
+        ...(options.normalization !== undefined ? { normalization: options.normalization } : {}),
       };
-      await createExclusive(layout.marker(), `${JSON.stringify(fresh, null, 1)}\n`, nodeId);
+      await createExclusive(layout.marker(), `${JSON.stringify(fresh, null, 1)}\n`, nodeId).catch((err) => {
+        throw dataDirError(root, err, layout.marker());
+      });
       marker = await readMarker(layout);
       if (marker === undefined) throw new Error(`${MARKER_FILE} vanished right after it was created`);
     }
-    await Promise.all(Object.keys(DIRS).map((name) => mkdir(layout.dir(name as keyof typeof DIRS), { recursive: true })));
+    if (mode === 'write') {
+      for (const name of Object.keys(DIRS) as (keyof typeof DIRS)[]) {
+        await mkdir(layout.dir(name), { recursive: true }).catch((err) => {
+          throw dataDirError(root, err, layout.dir(name));
+        });
+      }
+      await probeWritable(root, [root, ...Object.keys(DIRS).map((n) => layout.dir(n as keyof typeof DIRS))], nodeId);
+    }
     return { layout, marker };
   } catch (err) {
     if (err instanceof FatalError) throw err;
@@ -91,20 +135,36 @@ export async function openDataDir(
   }
 }
 
-/**
- * Opens an existing data directory for reading (status, locate): never creates anything.
- */
-export async function openExistingDataDir(root: string): Promise<Layout> {
-  const layout = new Layout(root);
-  try {
-    const s = await stat(root);
-    if (!s.isDirectory()) throw new FatalError('DATA_DIR_UNUSABLE', `${root} is not a directory`, ExitCode.DATA_DIR);
-  } catch (err) {
-    if (err instanceof FatalError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new FatalError('NO_DATA_DIR', `no data directory at ${root} (run a crawl first, or pass --data)`, ExitCode.DATA_DIR);
+/** Writes and removes one small temporary file in each directory; throws DATA_DIR_NOT_WRITABLE (or another data-directory error) naming the first that fails. */
+async function probeWritable(root: string, dirs: readonly string[], nodeId: string): Promise<void> {
+  for (const dir of dirs) {
+    const probe = join(dir, tempName('write-check', nodeId, 0));
+    try {
+      await writeFile(probe, '', { flag: 'wx' });
+      await unlink(probe);
+    } catch (err) {
+      await unlink(probe).catch(() => undefined);
+      throw dataDirError(root, err, dir);
     }
-    throw dataDirError(root, err);
   }
-  return layout;
+}
+
+/**
+ * Opens the data directory for crawling, creating it (and its subdirectories and marker)
+ * when needed (checkDataDir in `write` mode). Refuses a non-empty directory that is not a
+ * mountcrawl data directory, so that a mistyped --data never scatters files through someone's
+ * home directory.
+ */
+export async function openDataDir(
+  root: string,
+  nodeId: string,
+  normalization?: Marker['normalization'],
+): Promise<{ layout: Layout; marker: Marker }> {
+  const { layout, marker } = await checkDataDir(root, 'write', { nodeId, ...(normalization !== undefined ? { normalization } : {}) });
+  return { layout, marker: marker! };
+}
+
+/** Opens an existing data directory for reading (status, locate, export): never creates anything. */
+export async function openExistingDataDir(root: string): Promise<Layout> {
+  return (await checkDataDir(root, 'read')).layout;
 }

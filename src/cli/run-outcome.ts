@@ -1,0 +1,50 @@
+import { ExitCode } from '../errors.js';
+import { formatByCode, readHoldings, type Holdings } from '../store/holdings.js';
+import type { Layout } from '../store/layout.js';
+import { writeRunState, type RunState } from '../store/run-state.js';
+
+/** How a run ended, before the data directory is looked at. */
+export interface RunEnd {
+  readonly reason: 'complete' | 'max-pages' | 'stopped' | 'mount-failed';
+  readonly exitCode: number;
+  readonly message?: string;
+}
+
+/**
+ * What the data directory holds after a run, as one line of the end summary: a rerun of a
+ * finished crawl fetches nothing, and the line says what is there all the same.
+ */
+export function holdingsLine(h: Holdings): string {
+  const retries = h.retries.pending > 0 ? `, ${h.retries.pending} due again` : '';
+  const errors = h.errors.total === 0 ? '0 errors' : `${h.errors.total} errors (${h.errors.final} final${retries}: ${formatByCode(h.errors.byCode)})`;
+  return `data directory: ${h.pages} pages of ${h.hosts.filter((x) => x.pages > 0).length} hosts, ${errors}`;
+}
+
+/**
+ * The exit of a crawl that "completed" without storing a single page while errors were
+ * recorded: every seed failed (docs/errors.md, NOTHING_FETCHED). Otherwise `end` as it is.
+ */
+export function judgeOutcome(end: RunEnd, h: Holdings): RunEnd {
+  if (end.reason !== 'complete' || end.exitCode !== ExitCode.OK || h.pages > 0 || h.errors.total === 0) return end;
+  const why = h.sampleError === null ? '' : ` (${h.sampleError.code} ${h.sampleError.url}: ${h.sampleError.message})`;
+  return {
+    reason: end.reason,
+    exitCode: ExitCode.NOTHING_FETCHED,
+    message: `NOTHING_FETCHED: every seed failed and no page was stored${why}; errors: ${formatByCode(h.errors.byCode)} (see mountcrawl status)`,
+  };
+}
+
+/** Records how the run ended for `status` (complete, or stopped with what was left); best effort. */
+export async function recordRunEnd(layout: Layout, nodeId: string, end: RunEnd, left: { queued: number; leftOnDisk: number }): Promise<void> {
+  const at = new Date().toISOString();
+  const state: RunState =
+    end.reason === 'complete'
+      ? { state: 'complete', node: nodeId, at }
+      : { state: 'stopped', node: nodeId, at, reason: end.reason, queued: left.queued, leftOnDisk: left.leftOnDisk };
+  await writeRunState(layout, state).catch(() => undefined);
+}
+
+/** Reads the data directory's holdings, or undefined when it cannot be read (a failed mount). */
+export async function holdingsOf(layout: Layout): Promise<Holdings | undefined> {
+  return readHoldings(layout).catch(() => undefined);
+}

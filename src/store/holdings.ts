@@ -1,0 +1,104 @@
+import { readdir, stat } from 'node:fs/promises';
+import type { Layout } from './layout.js';
+import { readJsonValidated } from './read-whole.js';
+import { asErrsRecord, type ErrsRecord } from './records.js';
+import { isKey } from '../url/key.js';
+import { mapLimit } from '../util/map-limit.js';
+
+/** What one host of a data directory holds. */
+export interface HostHoldings {
+  readonly host: string;
+  readonly pages: number;
+  readonly html: number;
+  readonly errors: number;
+  readonly retrying: number;
+  readonly lastWrite: string | null;
+}
+
+/** What a whole data directory holds: what `status`, the end summary and the demo count. */
+export interface Holdings {
+  readonly pages: number;
+  readonly htmlFiles: number;
+  readonly errors: { readonly total: number; readonly final: number; readonly byCode: Record<string, number> };
+  /** Errs records not final: URLs that a later attempt (this run or the next) tries again. */
+  readonly retries: { readonly pending: number; readonly nextAt: string | null };
+  readonly hosts: readonly HostHoldings[];
+  readonly lastActivity: string | null;
+  /** One failure, for a line that says why nothing was fetched. */
+  readonly sampleError: Pick<ErrsRecord, 'url' | 'code' | 'message'> | null;
+}
+
+/** Visible names in a directory, or none when it cannot be listed. */
+export async function names(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => !n.startsWith('.'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Counts the records of a data directory: pages (links records), html files, errs records
+ * of URLs without a links record (by code, final or not, and when the next retry is due), per
+ * host. Lists every host directory and reads every errs record; links records are not read.
+ */
+export async function readHoldings(layout: Layout): Promise<Holdings> {
+  const hostNames = new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))]);
+  const byCode: Record<string, number> = {};
+  let finalErrors = 0;
+  let pending = 0;
+  let nextMs = Infinity;
+  let lastMs = 0;
+  let sampleError: Holdings['sampleError'] = null;
+  const hosts: HostHoldings[] = [];
+  await mapLimit([...hostNames].sort(), 8, async (host) => {
+    const links = (await names(layout.hostDir('links', host))).filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
+    const html = (await names(layout.hostDir('html', host))).filter((n) => n.endsWith('.html'));
+    const done = new Set(links.map((n) => n.slice(0, -5)));
+    let errors = 0;
+    let retrying = 0;
+    await mapLimit(await names(layout.hostDir('errs', host)), 16, async (name) => {
+      if (!name.endsWith('.json') || done.has(name.slice(0, -5))) return;
+      try {
+        const rec = await readJsonValidated(layout.errs(host, name.slice(0, -5)), asErrsRecord);
+        byCode[rec.code] = (byCode[rec.code] ?? 0) + 1;
+        errors++;
+        sampleError ??= { url: rec.url, code: rec.code, message: rec.message };
+        if (rec.final) finalErrors++;
+        else {
+          retrying++;
+          const at = rec.nextAttemptAt === null ? NaN : Date.parse(rec.nextAttemptAt);
+          if (Number.isFinite(at)) nextMs = Math.min(nextMs, at);
+        }
+      } catch {
+        // replaced or removed meanwhile
+      }
+    });
+    pending += retrying;
+    let lastWrite: string | null = null;
+    try {
+      const m = (await stat(layout.hostDir('links', host))).mtimeMs;
+      lastMs = Math.max(lastMs, m);
+      lastWrite = new Date(m).toISOString();
+    } catch {
+      // no links directory yet
+    }
+    hosts.push({ host, pages: links.length, html: html.length, errors, retrying, lastWrite });
+  });
+  hosts.sort((a, b) => a.host.localeCompare(b.host));
+  return {
+    pages: hosts.reduce((a, h) => a + h.pages, 0),
+    htmlFiles: hosts.reduce((a, h) => a + h.html, 0),
+    errors: { total: Object.values(byCode).reduce((a, b) => a + b, 0), final: finalErrors, byCode },
+    retries: { pending, nextAt: nextMs < Infinity ? new Date(nextMs).toISOString() : null },
+    hosts,
+    lastActivity: lastMs > 0 ? new Date(lastMs).toISOString() : null,
+    sampleError,
+  };
+}
+
+/** `CODE n, CODE n` by count, or `none`. */
+export function formatByCode(byCode: Record<string, number>): string {
+  const codes = Object.entries(byCode).sort((a, b) => b[1] - a[1]);
+  return codes.length === 0 ? 'none' : codes.map(([c, n]) => `${c} ${n}`).join(', ');
+}

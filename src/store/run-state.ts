@@ -1,0 +1,50 @@
+import { writeFileAtomic } from './atomic-write.js';
+import type { Layout } from './layout.js';
+import { readJsonValidated } from './read-whole.js';
+
+/** Hidden (so that the data-directory check ignores it), at the root of the data directory. */
+export const RUN_STATE_FILE = '.mountcrawl-run.json';
+
+/**
+ * How the last run that touched the data directory stands, as `status` reports it:
+ * `running` from a node's start (a node killed by SIGKILL leaves it so), `complete` when the
+ * crawl ended with nothing left (docs/protocol.md), `stopped` after Ctrl-C, SIGTERM, a
+ * failed mount or --max-pages, with what was still queued in memory.
+ */
+export interface RunState {
+  readonly state: 'running' | 'complete' | 'stopped';
+  readonly node: string;
+  readonly at: string;
+  /** Why it stopped (`stopped`, `max-pages`, `mount-failed`, `nothing-fetched`). */
+  readonly reason?: string;
+  /** URLs queued in memory and not fetched when the node stopped. */
+  readonly queued?: number;
+  /** URLs known but left on disk because the frontier was full (the next reseed finds them). */
+  readonly leftOnDisk?: number;
+}
+
+function asRunState(value: unknown): RunState {
+  const v = value as Partial<RunState> | null;
+  if (v === null || typeof v !== 'object' || !['running', 'complete', 'stopped'].includes(String(v.state))) {
+    throw new TypeError('not a run state');
+  }
+  return v as RunState;
+}
+
+export function runStatePath(layout: Layout): string {
+  return `${layout.root}/${RUN_STATE_FILE}`;
+}
+
+/** Writes the run state whole (temp + rename). */
+export async function writeRunState(layout: Layout, state: RunState): Promise<void> {
+  await writeFileAtomic(runStatePath(layout), `${JSON.stringify(state)}\n`, { nodeId: state.node, fsync: false });
+}
+
+/** The last run state, or undefined when no run wrote one (older data directories too). */
+export async function readRunState(layout: Layout): Promise<RunState | undefined> {
+  try {
+    return await readJsonValidated(runStatePath(layout), asRunState);
+  } catch {
+    return undefined;
+  }
+}
