@@ -7,6 +7,7 @@ import { StreamLogger } from '../progress/logger.js';
 import { ProgressDisplay } from '../progress/progress-display.js';
 import { snapshotOf } from '../progress/snapshot.js';
 import { formatSummary, summaryOf } from '../progress/summary.js';
+import { politenessStartLine } from '../progress/politeness-notes.js';
 import { openDataDir } from '../store/data-dir.js';
 import { writeRunState } from '../store/run-state.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
@@ -49,6 +50,7 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
   process.on('SIGTERM', onSignal);
   const progressTimer = hooks.onProgress ? setInterval(() => hooks.onProgress!(node), 500) : undefined;
   display.start(() => [snapshotOf(config.nodeId, node.stats)]);
+  if (hooks.onProgress === undefined) logger.info(politenessStartLine(config));
 
   let result: RunResult;
   try {

@@ -11,6 +11,7 @@ import { hasSeeds } from '../crawl/seeds.js';
 import { reconcileNormalization } from '../crawl/normalization.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { FatalError } from '../errors.js';
+import { politenessStartLine } from '../progress/politeness-notes.js';
 import { holdingsLine, holdingsOf, judgeOutcome } from './run-outcome.js';
 
 /** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
@@ -54,8 +55,6 @@ interface Slot {
   readonly index: number;
   child: ChildProcess | undefined;
   snapshot: Snapshot | undefined;
-  /** Most hosts the node owned at once, as its snapshots said. */
-  mostHosts: number;
   crashes: number;
   exitCode: number | undefined;
   restartTimer: NodeJS.Timeout | undefined;
@@ -84,7 +83,6 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     index,
     child: undefined,
     snapshot: undefined,
-    mostHosts: 0,
     crashes: 0,
     exitCode: undefined,
     restartTimer: undefined,
@@ -116,7 +114,6 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     child.on('message', (m: ChildMessage) => {
       if (m?.type !== 'progress') return;
       slot.snapshot = { ...m.snapshot, label: `node ${slot.index + 1}` };
-      slot.mostHosts = Math.max(slot.mostHosts, m.snapshot.hostsOwned);
     });
     child.on('exit', (code, signal) => {
       slot.child = undefined;
@@ -162,6 +159,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     return [...live, totalOf('total', live)];
   };
   display.start(snapshots);
+  logger.info(politenessStartLine(config));
   for (const slot of slots) start(slot);
   await allDone;
   display.stop(snapshots());
@@ -177,10 +175,11 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   const lines = [`all ${processes} nodes ended: ${total.pages} pages in ${seconds} s; exit codes ${codes.join(', ')}`];
   if (held !== undefined) {
     lines.push(holdingsLine(held));
-    const idle = slots.filter((s) => s.mostHosts === 0 && (s.snapshot?.pages ?? 0) === 0);
+    // Fetched nothing and failed nothing: under host partitioning, it owned no host.
+    const idle = slots.filter((s) => (s.snapshot?.pages ?? 0) === 0 && (s.snapshot?.errors ?? 0) === 0);
     if (idle.length > 0 && config.partition === 'host' && stopping === undefined) {
       lines.push(
-        `${idle.map((s) => `node ${s.index + 1}`).join(', ')} owned no host: rendezvous hashing gave each of the ${held.hosts.length} hosts ` +
+        `${idle.map((s) => `node ${s.index + 1}`).join(', ')} fetched nothing: owned no host: rendezvous hashing gave each of the ${held.hosts.length} hosts ` +
           `to another node (one node per host; --partition url shares one host's pages between nodes)`,
       );
     }

@@ -209,6 +209,9 @@ export class CrawlNode {
       if (!this.#config.watch && allIdleBefore !== undefined && allIdleBefore < reseedStart && p.membership.observations >= 2) {
         return { reason: 'complete', exitCode: ExitCode.OK };
       }
+      if (!wasIdle && this.#config.watch) {
+        this.#log.info(`nothing to do: waiting for seeds (add some with \`mountcrawl seed URL --data ${this.#config.dataDir}\`)`);
+      }
       if (!wasIdle) {
         // Peers wait for this node's idle record: publish it now, not at the next heartbeat.
         this.#beatSoon();

@@ -181,6 +181,7 @@ export class Frontier {
       const at = host.politeness.nextStartAt(now);
       if (at === Infinity) continue; // full: scheduled again when a request ends
       if (at > now) {
+        this.#deps.stats.heldBack(host.politeness.limit(now), now);
         this.#wakeAt(host, at);
         continue;
       }

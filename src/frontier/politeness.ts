@@ -8,6 +8,9 @@ export interface PolitenessRules {
   readonly crawlDelayCapMs: number;
 }
 
+/** What makes a host wait before its next request. */
+export type PolitenessLimit = 'delay' | 'crawl-delay' | 'retry-after' | 'slowdown';
+
 /** Longest slow-down factor applied to a struggling host. */
 const MAX_SLOWDOWN = 64;
 
@@ -81,6 +84,19 @@ export class Politeness {
   /** No request before `until` (monotonic ms): a Retry-After, or robots.txt unavailable. */
   pauseUntil(until: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, until);
+  }
+
+  /**
+   * Which rule holds the next start back at `now` (docs/options.md, politeness): a pause
+   * (Retry-After, robots.txt unavailable), the slow-down after failures, the robots.txt
+   * Crawl-delay, or --delay. Undefined when a request may start now or the host is full.
+   */
+  limit(now: number): PolitenessLimit | undefined {
+    const at = this.nextStartAt(now);
+    if (at === Infinity || at <= now) return undefined;
+    if (this.#pausedUntil >= at) return 'retry-after';
+    if (this.#slowdown > 1) return 'slowdown';
+    return this.#crawlDelayMs > this.rules.delayMs ? 'crawl-delay' : 'delay';
   }
 
   get pausedUntil(): number {

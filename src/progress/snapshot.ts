@@ -1,4 +1,5 @@
 import type { CrawlStats } from './stats.js';
+import { HELD_BACK_LABEL } from './politeness-notes.js';
 
 /** One line of progress: what a node shows (and what a child sends its supervisor). */
 export interface Snapshot {
@@ -15,6 +16,7 @@ export interface Snapshot {
 }
 
 export function snapshotOf(label: string, stats: CrawlStats): Snapshot {
+  const held = stats.heldBackNow();
   return {
     label,
     pages: stats.pages,
@@ -25,7 +27,8 @@ export function snapshotOf(label: string, stats: CrawlStats): Snapshot {
     round: stats.round,
     hostsOwned: stats.hostsOwned,
     nodesAlive: stats.nodesAlive,
-    state: stats.state,
+    // A slow crawl says why: the rule that made hosts wait in the last seconds.
+    state: held === undefined || stats.state !== 'crawling' ? stats.state : `${stats.state}, waiting for ${HELD_BACK_LABEL[held]}`,
   };
 }
 

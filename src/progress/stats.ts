@@ -1,3 +1,8 @@
+import type { PolitenessLimit } from '../frontier/politeness.js';
+
+/** How long after the last wait a node still counts as held back by politeness (progress display). */
+const HELD_BACK_RECENT_MS = 3_000;
+
 /** What a crawl cut off on purpose, counted for the end summary (docs/traps.md). */
 export interface CutCounts {
   /** Links deeper than --max-depth. */
@@ -50,6 +55,9 @@ export class CrawlStats {
   hostsOwned = 0;
   nodesAlive = 1;
   state = 'starting';
+  /** Times a host with work had to wait for its next request, by the rule that held it back. */
+  readonly heldBackBy = new Map<PolitenessLimit, number>();
+  #lastHeldBack: { at: number; why: PolitenessLimit } | undefined;
   readonly #samples: { at: number; pages: number }[] = [];
 
   constructor(private readonly monotonic: () => number) {
@@ -59,6 +67,19 @@ export class CrawlStats {
   countError(code: string, final: boolean): void {
     this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
     if (final) this.finalErrors.set(code, (this.finalErrors.get(code) ?? 0) + 1);
+  }
+
+  /** A host had work but politeness made it wait (`why`); `now` is monotonic. */
+  heldBack(why: PolitenessLimit | undefined, now: number): void {
+    if (why === undefined) return;
+    this.heldBackBy.set(why, (this.heldBackBy.get(why) ?? 0) + 1);
+    this.#lastHeldBack = { at: now, why };
+  }
+
+  /** The politeness rule that held a request back in the last few seconds, if any. */
+  heldBackNow(): PolitenessLimit | undefined {
+    const last = this.#lastHeldBack;
+    return last !== undefined && this.monotonic() - last.at <= HELD_BACK_RECENT_MS ? last.why : undefined;
   }
 
   get errorCount(): number {

@@ -1,4 +1,5 @@
 import type { CrawlStats } from './stats.js';
+import { heldBackLine } from './politeness-notes.js';
 
 /** Human-readable byte count. */
 export function formatBytes(n: number): string {
@@ -28,6 +29,7 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
     finalErrors: Object.fromEntries([...stats.finalErrors].sort((a, b) => b[1] - a[1])),
     cut,
+    ...(stats.heldBackBy.size > 0 ? { heldBack: Object.fromEntries(stats.heldBackBy) } : {}),
   };
 }
 
@@ -42,6 +44,8 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
   lines.push(errs.length === 0 ? 'errors: none' : `errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const cut = Object.entries(s.cut as Record<string, number>);
   if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  const held = heldBackLine(stats.heldBackBy);
+  if (held !== undefined) lines.push(held);
   if (stats.hookErrors > 0) lines.push(`--hook threw ${stats.hookErrors} times (the pages were stored as found)`);
   return lines.join('\n');
 }

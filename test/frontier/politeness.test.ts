@@ -145,3 +145,21 @@ describe('Politeness: redirect hops within a held slot', () => {
     assert.equal(p.nextStartAt(2_000), 3_000);
   });
 });
+
+describe('Politeness.limit: which rule holds the next request back', () => {
+  test('the delay, a larger Crawl-delay, a Retry-After pause, the slow-down, or nothing', () => {
+    const p = new Politeness({ perHost: 2, delayMs: 100, crawlDelayCapMs: 30_000 });
+    assert.equal(p.limit(0), undefined, 'nothing started yet: may go now');
+    p.started(0);
+    assert.equal(p.limit(50), 'delay');
+    p.setCrawlDelay(1);
+    assert.equal(p.limit(50), 'crawl-delay');
+    p.pauseUntil(5_000);
+    assert.equal(p.limit(50), 'retry-after');
+    assert.equal(p.limit(6_000), undefined);
+    p.finished('transient');
+    assert.equal(p.limit(6_000), undefined, 'the gap since the last start is over');
+    p.started(6_000);
+    assert.equal(p.limit(6_100), 'slowdown');
+  });
+});

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startGeneratedSite } from '../../src/site/generated-site.js';
+import type { LoopbackSite } from '../../src/site/site-server.js';
+import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
+import { pageRoute, startRoutedSite } from '../support/routed-site.js';
+
+/** FAST without --no-progress: info lines (the start line) are printed, off a terminal as plain lines. */
+const TALKATIVE = FAST.filter((a) => a !== '--no-progress');
+
+describe('politeness you can see', { timeout: 60_000 }, () => {
+  let site: LoopbackSite;
+  before(async () => {
+    site = await startGeneratedSite({ hosts: 1, pagesPerHost: 8, linksPerPage: 3 });
+  });
+  after(async () => {
+    await site.close();
+  });
+
+  test('the start line and the summary say the per-host delay is what limits the rate', async () => {
+    const data = await tempDir();
+    try {
+      const r = await runCli(['crawl', site.url(0, '/'), '--data', data.path, ...TALKATIVE, '--delay', '150']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /^mountcrawl: politeness: one request start per host every 150 ms \(--delay\), up to 2 in flight \(--per-host\): at most 6\.67 pages\/s from each host/m);
+      assert.match(r.stderr, /^rate limited by politeness: requests waited for the per-host delay \(--delay\) \d+ times \(--delay 0 lifts it/m, r.stderr);
+    } finally {
+      await data.cleanup();
+    }
+  });
+
+  test('with --delay 0 nothing claims the delay held it back', async () => {
+    const data = await tempDir();
+    try {
+      const r = await runCli(['crawl', site.url(0, '/'), '--data', data.path, ...TALKATIVE]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /politeness: up to 2 requests in flight per host, no delay between them \(--delay 0\)/);
+      assert.doesNotMatch(r.stderr, /rate limited by politeness/);
+    } finally {
+      await data.cleanup();
+    }
+  });
+
+  test('--watch with nothing to do says it is waiting for seeds', async () => {
+    const data = await tempDir();
+    try {
+      const node = spawnCli(['crawl', site.url(0, '/'), '--data', data.path, '--watch', ...TALKATIVE]);
+      const end = Date.now() + 30_000;
+      while (!/nothing to do: waiting for seeds \(add some with `mountcrawl seed URL --data /.test(node.stderrSoFar()) && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      node.kill('SIGTERM');
+      const r = await node.done;
+      assert.match(r.stderr, /nothing to do: waiting for seeds/);
+    } finally {
+      await data.cleanup();
+    }
+  });
+});
+
+describe('totals that add up under --processes', { timeout: 90_000 }, () => {
+  test('--partition url: one host counted once, errors counted once per URL', async () => {
+    const site = await startRoutedSite([{ '/': pageRoute(['/a', '/b', '/gone-1', '/gone-2']), '/a': pageRoute([]), '/b': pageRoute([]) }]);
+    const data = await tempDir();
+    try {
+      const r = await runCli(['crawl', site.url(0, '/'), '--data', data.path, '--processes', '2', '--partition', 'url', ...FAST]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /^mountcrawl: data directory: 3 pages of 1 hosts, 2 errors \(2 final: HTTP_404 2\)$/m, r.stderr);
+    } finally {
+      await site.close();
+      await data.cleanup();
+    }
+  });
+
+  test('a node that owns no host says so once, and why', async () => {
+    const site = await startGeneratedSite({ hosts: 2, pagesPerHost: 5, linksPerPage: 2 });
+    const data = await tempDir();
+    try {
+      // Two hosts, three nodes: at least one node owns none (which ones depends on when each
+      // started, so the line is checked against each node's own summary).
+      const seeds = site.hosts.map((h) => `${h.origin}/`);
+      const r = await runCli(['crawl', ...seeds, '--data', data.path, '--processes', '3', ...FAST]);
+      assert.equal(r.code, 0, r.stderr);
+      const lines = r.stderr.split('\n').filter((l) => l.includes('owned no host'));
+      assert.equal(lines.length, 1, r.stderr);
+      const m = /^mountcrawl: ((?:node \d(?:, )?)+) fetched nothing: owned no host: rendezvous hashing gave each of the 2 hosts to another node/.exec(lines[0]!);
+      assert.ok(m, lines[0]);
+      const named = m[1]!.split(', ').map((n) => Number(n.slice(5))).sort();
+      const empty = [1, 2, 3].filter((i) => new RegExp(`^\\[${i}\\] done \\(complete\\): 0 pages`, 'm').test(r.stderr));
+      assert.ok(empty.length >= 1);
+      assert.deepEqual(named, empty, r.stderr);
+      assert.match(r.stderr, /data directory: 10 pages of 2 hosts, 0 errors/);
+    } finally {
+      await site.close();
+      await data.cleanup();
+    }
+  });
+});
