@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { DEFAULTS, type CrawlConfig, type Partition, type Scope } from '../config/crawl-config.js';
@@ -11,8 +10,9 @@ import {
   parseSize,
   parseWhole,
 } from '../config/parse-values.js';
-import { ExitCode, FatalError, badUrlError } from '../errors.js';
-import { DEFAULT_MAX_URL_LENGTH, DEFAULT_SESSION_PARAMS, normalizeUrl } from '../url/normalize.js';
+import { ExitCode, FatalError } from '../errors.js';
+import { DEFAULT_MAX_URL_LENGTH, DEFAULT_SESSION_PARAMS } from '../url/normalize.js';
+import { readSeedsFile, seedOrFail } from './seeds-file.js';
 
 /** The data directory: --data, else $MOUNTCRAWL_DATA, else ./crawl-data. */
 export function dataDirOption(cmd: Command): Command {
@@ -30,7 +30,7 @@ export function addCrawlOptions(cmd: Command): Command {
   const d = DEFAULTS;
   dataDirOption(cmd);
   return cmd
-    .option('--seeds-file <file>', 'file with one seed URL per line (# starts a comment)')
+    .option('--seeds-file <file>', 'file with one seed URL per line (# starts a comment; bad lines are reported and skipped)')
     .option('--scope <scope>', 'follow links within: host (the seeds\' hosts), domain, any', d.scope)
     .option('--include <regex>', 'only crawl URLs matching this (repeatable)', collect)
     .option('--exclude <regex>', 'never crawl URLs matching this (repeatable)', collect)
@@ -73,19 +73,6 @@ export function addCrawlOptions(cmd: Command): Command {
 /** The raw option values commander hands over for `crawl`. */
 export type CrawlOptionValues = Record<string, string | string[] | boolean | undefined>;
 
-function readSeedsFile(path: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new FatalError('BAD_SEEDS_FILE', `cannot read --seeds-file ${path}: ${(err as Error).message}`, ExitCode.USAGE);
-  }
-  return text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
-}
-
 /**
  * Turns the command line of `crawl` into one frozen CrawlConfig, checking every value
  * (STYLE §3: validated once, at the edge). Throws FatalError(BAD_OPTION | BAD_URL).
@@ -95,6 +82,7 @@ export function buildCrawlConfig(
   o: CrawlOptionValues,
   env: NodeJS.ProcessEnv,
   explicit: (option: string) => boolean = () => false,
+  warn: (line: string) => void = () => undefined,
 ): CrawlConfig {
   const str = (name: string): string => String(o[name]);
   const sessionParams = new Set(
@@ -104,20 +92,11 @@ export function buildCrawlConfig(
       .filter((s) => s !== ''),
   );
   const normalize = Object.freeze({ sessionParams, maxUrlLength: parseWhole('--max-url-length', str('maxUrlLength'), 16) });
-  const rawSeeds = [...urls, ...(typeof o.seedsFile === 'string' ? readSeedsFile(o.seedsFile) : [])];
-  const seedUrls = rawSeeds.map((raw) => {
-    const r = normalizeUrl(raw, undefined, normalize);
-    if (!r.ok) {
-      const why = {
-        invalid: 'not a valid absolute URL',
-        scheme: 'only http and https URLs can be crawled',
-        'too-long': `longer than --max-url-length ${normalize.maxUrlLength}`,
-        'unsafe-host': 'its host name cannot be used as a directory name',
-      }[r.reason];
-      throw badUrlError(raw, why);
-    }
-    return r.url;
-  });
+  // Seeds on the command line must all be good; a seeds file's bad lines are reported and skipped.
+  const seedUrls = [
+    ...urls.map((raw) => seedOrFail(raw, normalize)),
+    ...(typeof o.seedsFile === 'string' ? readSeedsFile(o.seedsFile, normalize, warn) : []),
+  ];
   const heartbeatMs = parseWhole('--heartbeat', str('heartbeat'), 50);
   const deadAfterMs = parseWhole('--dead-after', str('deadAfter'), 1);
   if (deadAfterMs < 3 * heartbeatMs) {

@@ -30,7 +30,9 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       .description('crawl from the given URLs (and the seeds already in the data directory)')
       .argument('[urls...]', 'seed URLs'),
   ).action(async (urls: string[], opts: CrawlOptionValues, cmd: Command) => {
-    const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli');
+    // A seeds file's bad lines are reported once: by the supervisor, not again by each node.
+    const warn = process.env[SUPERVISED_ENV] ? () => undefined : (line: string) => process.stderr.write(`mountcrawl: warning: ${line}\n`);
+    const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli', warn);
     const processes = parseWhole('--processes', String(opts.processes), 1);
     if (processes > 1) {
       if (typeof opts.hook === 'string') await loadHooks(opts.hook); // checked once here; each node loads it
@@ -114,6 +116,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   const result = { code: ExitCode.OK as number };
   const program = buildProgram(result, argv);
+  if (argv.length <= 2) {
+    // `mountcrawl` alone: what it can do, rather than nothing.
+    process.stderr.write(program.helpInformation());
+    return ExitCode.USAGE;
+  }
   try {
     await program.parseAsync([...argv]);
     return result.code;
@@ -121,7 +128,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
       const message = err.message.replace(/^error: /, '');
-      process.stderr.write(`mountcrawl: BAD_OPTION: ${message} (see mountcrawl --help)\n`);
+      // Point at the subcommand's own help when the mistake is in a subcommand's arguments.
+      const sub = program.commands.find((c) => c.name() === argv[2])?.name();
+      process.stderr.write(`mountcrawl: BAD_OPTION: ${message} (see mountcrawl ${sub === undefined ? '' : `${sub} `}--help)\n`);
       return ExitCode.USAGE;
     }
     if (err instanceof FatalError) {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { load, type CheerioAPI } from 'cheerio';
@@ -47,7 +48,7 @@ export async function loadHooks(file: string): Promise<Hooks> {
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new FatalError('BAD_OPTION', `--hook ${file}: cannot load it: ${(err as Error).message.split('\n')[0]}`, ExitCode.USAGE);
+    throw new FatalError('BAD_OPTION', `--hook ${file}: cannot load it: ${hookLoadReason(err, path)}`, ExitCode.USAGE);
   }
   const hooks: Hooks = {};
   for (const name of ['filter', 'onPage'] as const) {
@@ -62,6 +63,17 @@ export async function loadHooks(file: string): Promise<Hooks> {
     throw new FatalError('BAD_OPTION', `--hook ${file}: exports neither filter nor onPage`, ExitCode.USAGE);
   }
   return hooks;
+}
+
+/**
+ * Why a hook module did not load, in terms of the user's file: a missing file says so (not
+ * "imported from" a file inside this package), and an error's class is kept (SyntaxError).
+ */
+function hookLoadReason(err: unknown, path: string): string {
+  const e = err as NodeJS.ErrnoException;
+  if (!existsSync(path)) return `no such file: ${path}`;
+  const first = String(e?.message ?? err).split('\n')[0]!.replace(/ imported from \S*\/dist\/src\/\S*$/, '');
+  return e instanceof SyntaxError ? `SyntaxError in ${path}: ${first}` : first;
 }
 
 /** The page a hook sees, with `$` parsed only when it is used. */
