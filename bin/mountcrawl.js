@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The program is compiled to dist/ by `npm install` (the `prepare` script runs `tsc`).
+// The program is compiled to dist/ by `npm run build` (and before `npm pack`/`npm publish`, by the
+// `prepack` script: a published package ships dist/ built, nothing is compiled at install).
 
 // Every file operation is a round trip on NFS or sshfs: keep more of them in flight than
 // libuv's default 4 threads (this must be set before the first file system call).
@@ -9,7 +10,7 @@ try {
   ({ main } = await import('../dist/src/cli/main.js'));
 } catch (err) {
   if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/src/cli/main.js')) {
-    process.stderr.write('mountcrawl: NOT_BUILT: run `npm install` (or `npm run build`) in the mountcrawl directory first\n');
+    process.stderr.write('mountcrawl: NOT_BUILT: run `npm install && npm run build` in the mountcrawl directory first\n');
     process.exit(70);
   }
   throw err;

@@ -1,5 +1,33 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startGeneratedSite } from '../site/generated-site.js';
 import { collectStatus } from './status-command.js';
+
+/** The demo site's hosts are 127.0.0.20 and up. */
+const FIRST_OCTET = 20;
+
+/**
+ * The ports an earlier demo in this data directory used, by host index (from its seeds), so
+ * that a rerun serves the same hosts: it resumes instead of adding new hosts beside seeds
+ * nothing answers any more.
+ */
+async function earlierPorts(dataDir: string, hosts: number): Promise<(number | undefined)[]> {
+  const ports: (number | undefined)[] = new Array<number | undefined>(hosts).fill(undefined);
+  let names: string[];
+  try {
+    names = (await readdir(join(dataDir, 'seeds'))).filter((n) => n.endsWith('.url'));
+  } catch {
+    return ports;
+  }
+  for (const name of names) {
+    const text = await readFile(join(dataDir, 'seeds', name), 'utf8').catch(() => '');
+    const m = /^http:\/\/127\.0\.0\.(\d+):(\d+)\/$/.exec(text.trim());
+    if (m === null) continue;
+    const index = Number(m[1]) - FIRST_OCTET;
+    if (index >= 0 && index < hosts) ports[index] = Number(m[2]);
+  }
+  return ports;
+}
 
 /** Options of `mountcrawl demo`. */
 export interface DemoOptions {
@@ -8,6 +36,8 @@ export interface DemoOptions {
   readonly hosts: number;
   readonly pages: number;
   readonly progress: boolean;
+  /** The command as the user ran it (`npx mountcrawl`, `mountcrawl`, ...), for the closing hints. */
+  readonly invokedAs: string;
 }
 
 /**
@@ -28,7 +58,8 @@ export async function demoCommand(
     crossLinks: 2,
     disallow: ['/private/'],
     latencyMs: 5,
-    firstOctet: 20,
+    firstOctet: FIRST_OCTET,
+    ports: await earlierPorts(options.dataDir, options.hosts),
   });
   try {
     out(`demo site: ${options.hosts} hosts x ${options.pages} pages on ${site.hosts[0]!.address} .. ${site.hosts.at(-1)!.address}`);
@@ -57,7 +88,8 @@ export async function demoCommand(
     out(`  ls ${options.dataDir}/html/${first} | head`);
     out(`  jq -r '.links[]' ${options.dataDir}/links/${first}/*.json | sort -u | head`);
     out(`  grep -l 'Page 7<' ${options.dataDir}/html/*/*.html`);
-    out(`  npx mountcrawl status --data ${options.dataDir}`);
+    out(`  ${options.invokedAs} status --data ${options.dataDir}`);
+    out(`  ${options.invokedAs} demo --data ${options.dataDir}     # again: the same hosts, nothing fetched twice`);
     return code;
   } finally {
     await site.close();

@@ -8,6 +8,7 @@ import { seedCommand } from './seed-command.js';
 import { SUPERVISED_ENV, runSupervisor } from './supervisor.js';
 import { snapshotOf } from '../progress/snapshot.js';
 import { loadHooks } from '../crawl/hooks.js';
+import { invokedAs } from './invoked-as.js';
 
 const VERSION = '0.1.0';
 
@@ -95,6 +96,7 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
           hosts: Math.min(parseWhole('--hosts', opts.hosts, 1), 200),
           pages: parseWhole('--pages', opts.pages, 1),
           progress: opts.progress,
+          invokedAs: invokedAs(argv, process.env, process.cwd()),
         },
         (args) => main([argv[0] ?? process.execPath, argv[1] ?? 'mountcrawl', ...args]),
         out,

@@ -77,13 +77,14 @@ export function generatedSite(options: GeneratedSiteOptions, hosts: () => readon
 
 /** Starts a generated site on loopback (see generatedSite). */
 export async function startGeneratedSite(
-  options: GeneratedSiteOptions & { latencyMs?: number; firstOctet?: number },
+  options: GeneratedSiteOptions & { latencyMs?: number; firstOctet?: number; ports?: readonly (number | undefined)[] },
 ): Promise<LoopbackSite> {
   let site: LoopbackSite | undefined;
   site = await LoopbackSite.start({
     hosts: options.hosts,
     ...(options.firstOctet !== undefined ? { firstOctet: options.firstOctet } : {}),
     ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
+    ...(options.ports !== undefined ? { ports: options.ports } : {}),
     handle: generatedSite(options, () => site!.hosts),
   });
   return site;

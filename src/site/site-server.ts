@@ -22,6 +22,8 @@ export interface SiteOptions {
   readonly firstOctet?: number;
   /** Delay before every response is started, ms. */
   readonly latencyMs?: number;
+  /** Ports to listen on, by host index (a busy one falls back to any free port). */
+  readonly ports?: readonly (number | undefined)[];
   /** The site: a handler per request. */
   readonly handle: Handler;
 }
@@ -56,10 +58,17 @@ export class LoopbackSite {
         site.#sockets.add(s);
         s.on('close', () => site.#sockets.delete(s));
       });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, address, () => resolve());
-      });
+      const listen = (port: number): Promise<void> =>
+        new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(port, address, () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+      const wanted = options.ports?.[i];
+      if (wanted === undefined) await listen(0);
+      else await listen(wanted).catch(() => listen(0));
       const port = (server.address() as AddressInfo).port;
       site.hosts.push({ index: i, address, port, origin: `http://${address}:${port}`, hostDir: `${address}_${port}` });
       site.#servers.push(server);

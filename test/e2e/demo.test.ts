@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli, tempDir } from '../support/cli.js';
+import { BIN, runCli, tempDir } from '../support/cli.js';
 import { listFiles } from '../support/data-files.js';
 
 let tmp: { path: string; cleanup: () => Promise<void> };
@@ -23,4 +23,21 @@ test('mountcrawl demo crawls its own loopback site with several nodes and shows 
   const files = await listFiles(data);
   assert.equal(files.filter((f) => f.startsWith('html/')).length, 90);
   assert.equal(files.filter((f) => f.startsWith('links/')).length, 90);
+});
+
+test('a second demo into the same data directory serves the same hosts: no new hosts, no stale seeds, nothing fetched twice', { timeout: 90_000 }, async () => {
+  const data = join(tmp.path, 'again');
+  const args = ['demo', '--data', data, '--hosts', '2', '--pages', '10', '--processes', '2', '--no-progress'];
+  const first = await runCli(args);
+  assert.equal(first.code, 0, first.stderr);
+  const second = await runCli(args);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, /^20 pages done, 2 errors \(ROBOTS_DISALLOWED 2\)/m, second.stdout);
+  assert.doesNotMatch(second.stdout + second.stderr, /CONNECTION_REFUSED/);
+  assert.match(second.stderr, /all 2 nodes ended: 0 pages/);
+  const hosts = new Set((await listFiles(data)).filter((f) => f.startsWith('links/')).map((f) => f.split('/')[1]));
+  assert.equal(hosts.size, 2);
+  // The closing hint names the command as it was run (here: node and the path of bin/mountcrawl.js).
+  const rel = relative(process.cwd(), BIN);
+  assert.ok(second.stdout.includes(`  node ${rel.startsWith('..') ? BIN : rel} status --data ${data}`), second.stdout);
 });
