@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
-import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
-import type { LoopbackSite } from '../../src/site/site-server.js';
+import { generatedSite, pagePath } from '../../src/site/generated-site.js';
+import { LoopbackSite, type SiteHost } from '../../src/site/site-server.js';
 import { FAST, spawnCli, tempDir, type CliResult } from '../support/cli.js';
 import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
 
@@ -58,8 +59,23 @@ describe('several nodes on one data directory', () => {
   let seeds: string[];
   const args = (id: string): string[] => ['crawl', ...seeds, '--data', data.path, '--per-host', String(PER_HOST), '--concurrency', '4', '--node-id', id, ...FAST];
 
+  /** Runs before each request is answered, when a test sets it (may hold the request back). */
+  let before: ((req: IncomingMessage, host: SiteHost) => Promise<void>) | undefined;
+
   beforeEach(async () => {
-    site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 5, crossLinks: 2, latencyMs: 20 });
+    before = undefined;
+    const options = { hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 5, crossLinks: 2 };
+    let started: LoopbackSite | undefined;
+    const handle = generatedSite(options, () => started!.hosts);
+    started = await LoopbackSite.start({
+      hosts: HOSTS,
+      latencyMs: 20,
+      handle: async (req, res, host, path) => {
+        await before?.(req, host);
+        return handle(req, res, host, path);
+      },
+    });
+    site = started;
     data = await tempDir();
     seeds = site.hosts.map((h) => `${h.origin}/`);
   });
@@ -96,9 +112,21 @@ describe('several nodes on one data directory', () => {
     const joinerId = ['c', 'd', 'e', 'f', 'g', 'h'].find((id) =>
       site.hosts.some((h) => ownerOf(h.hostDir, ['a', 'b', id].map(candidate)) === id),
     )!;
+    const joinerHosts = new Set(site.hosts.filter((h) => ownerOf(h.hostDir, ['a', 'b', joinerId].map(candidate)) === joinerId).map((h) => h.index));
+    // Deterministic on a loaded machine (the joiner once found nothing left): after the first
+    // 5 requests to each host the joiner will own, a and b get those hosts' pages slowly (one
+    // per second per request slot), so that the pages are still there when a and b see the
+    // joiner and hand the hosts over, however long that takes. The joiner's own requests (its
+    // User-Agent) are answered at once. No request is held indefinitely: a and b keep going.
+    before = async (req, host) => {
+      if (!joinerHosts.has(host.index) || req.headers['user-agent'] === 'joiner') return;
+      const origin = `${host.origin}/`;
+      const started = [...site.counts].filter(([u]) => u.startsWith(origin)).reduce((a, [, n]) => a + n, 0);
+      if (started > 5) await new Promise((r) => setTimeout(r, 1_000));
+    };
     const first = ['a', 'b'].map((id) => spawnCli(args(id)));
     await until(async () => (await records(data.path)).length >= 40);
-    const joiner = spawnCli(['crawl', '--data', data.path, '--per-host', String(PER_HOST), '--concurrency', '4', '--node-id', joinerId, ...FAST]);
+    const joiner = spawnCli(['crawl', '--data', data.path, '--per-host', String(PER_HOST), '--concurrency', '4', '--node-id', joinerId, '--user-agent', 'joiner', ...FAST]);
     const results = await Promise.all([...first, joiner].map((n) => n.done));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(duplicates(site), [], results.map((r) => r.stderr).join('\n---\n'));
