@@ -82,6 +82,19 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       result.code = await statusCommand(resolveDataDir(opts.data, process.env), { json: opts.json === true, wait: opts.wait !== false }, out);
     });
 
+  dataDirOption(
+    program
+      .command('export')
+      .description('print the links records (and errs records with --errors) as JSON lines, for jq on a crawl of any size'),
+  )
+    .option('--jsonl', 'one JSON object per line (the only format, and the default)')
+    .option('--errors', 'also the errs records of URLs that failed')
+    .option('--host <dir>', 'only this host directory, e.g. example.com or 127.0.0.1_8080 (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .action(async (opts: { data?: string; errors?: boolean; host?: string[] }) => {
+      const { exportCommand, streamSink } = await import('./export-command.js');
+      result.code = await exportCommand(resolveDataDir(opts.data, process.env), { errors: opts.errors === true, hosts: opts.host ?? [] }, streamSink(process.stdout));
+    });
+
   dataDirOption(program.command('demo').description('start a small web site on loopback and crawl it with several nodes'))
     .option('--processes <n>', 'nodes to start', '3')
     .option('--hosts <n>', 'hosts of the demo site', '8')
