@@ -56,6 +56,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--max-url-length <n>', 'longer URLs are dropped', String(DEFAULT_MAX_URL_LENGTH))
     .option('--frontier-cap <n>', 'URLs held in memory; more wait on disk', String(d.frontierCap))
     .option('--ignore-robots', 'do not fetch or obey robots.txt')
+    .option('--obey-rel-nofollow', 'do not follow links marked rel="nofollow" (meta robots and X-Robots-Tag are always obeyed)')
     .option('--crawl-delay-cap <seconds>', 'longest robots.txt Crawl-delay honoured', String(d.crawlDelayCapMs / 1000))
     .option('--insecure', 'accept invalid TLS certificates')
     .option('--deny-private', 'refuse private, loopback and link-local addresses (after DNS)')
@@ -131,6 +132,7 @@ export function buildCrawlConfig(
     sessionParamsExplicit: explicit('sessionParams'),
     frontierCap: parseWhole('--frontier-cap', str('frontierCap'), 1),
     robots: o.ignoreRobots !== true,
+    obeyRelNofollow: o.obeyRelNofollow === true,
     crawlDelayCapMs: parseSeconds('--crawl-delay-cap', str('crawlDelayCap'), true),
     robotsMaxAgeMs: DEFAULTS.robotsMaxAgeMs,
     insecure: o.insecure === true,

@@ -89,6 +89,8 @@ export interface CrawlConfig {
    * --max-depth already bounds. Infinity (the default): no bound.
    */
   readonly maxPagesPerPattern: number;
+  /** Leave out links marked rel="nofollow" (default: follow them). */
+  readonly obeyRelNofollow?: boolean;
 }
 
 /** Defaults of a polite crawler; the CLI documents each (docs/options.md). */

@@ -33,6 +33,7 @@ export function buildLinksRecord(
     ...(lastModified !== undefined ? { lastModified } : {}),
     ...(commit.redirects.length > 0 ? { redirects: commit.redirects } : {}),
     ...(commit.data !== undefined ? { data: commit.data } : {}),
+    ...(commit.robots !== undefined ? { robots: commit.robots } : {}),
     links: commit.links,
   };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../config/clock.js';
 import { FetchFailure } from '../errors.js';
 import { extractLinks } from '../extract/link-extractor.js';
+import { mergeDirectives, parseXRobotsTag } from '../extract/meta-robots.js';
 import { looksBinary } from '../extract/sniff-binary.js';
 import type { FetchedResponse, Fetcher } from '../fetch/fetcher.js';
 import { parseRetryAfter } from '../fetch/retry-after.js';
@@ -27,6 +28,8 @@ export type Commit =
       readonly body: Buffer | null;
       readonly charset?: string;
       readonly links: readonly string[];
+      /** Robots directives the page carried (`noindex`: its html is not kept; `nofollow`: no links). */
+      readonly robots?: readonly string[];
       /** What a --hook onPage returned as data. */
       readonly data?: unknown;
     }
@@ -49,6 +52,8 @@ export interface FetchPageContext {
   readonly clock: Clock;
   readonly normalize: NormalizeOptions;
   readonly maxRedirects: number;
+  /** Leave out rel="nofollow" links (--obey-rel-nofollow). */
+  readonly obeyRelNofollow?: boolean;
   /**
    * Asked before a same-host redirect is followed: true claims the target for this chain
    * (it is not done, not queued or in flight, in scope, allowed by robots.txt). False stops
@@ -166,7 +171,11 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       });
       return finish({ type: 'error', target, failure });
     }
-    const extracted = extractLinks(res.body, target.url, res.contentType, res.truncated, ctx.normalize);
+    const extracted = extractLinks(res.body, target.url, res.contentType, res.truncated, ctx.normalize, { obeyRelNofollow: ctx.obeyRelNofollow === true });
+    // <meta name="robots"> and X-Robots-Tag (src/extract/meta-robots.ts): noindex pages are
+    // fetched for their links but not kept; nofollow pages' links are not followed.
+    const directives = mergeDirectives(extracted.robots, parseXRobotsTag(res.headers['x-robots-tag']));
+    const robots = [...(directives.noindex ? ['noindex'] : []), ...(directives.nofollow ? ['nofollow'] : [])];
     return finish(
       {
         type: 'page',
@@ -174,9 +183,10 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
         response: res,
         finalUrl: target.url,
         redirects: [],
-        body: res.body,
+        body: directives.noindex ? null : res.body,
         charset: extracted.charset,
-        links: extracted.links,
+        links: directives.nofollow ? [] : extracted.links,
+        ...(robots.length > 0 ? { robots } : {}),
       },
       extracted.tooLong,
     );

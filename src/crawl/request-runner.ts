@@ -131,6 +131,7 @@ export class RequestRunner {
         clock: d.clock,
         normalize: d.normalize,
         maxRedirects: d.config.maxRedirects,
+        obeyRelNofollow: d.config.obeyRelNofollow === true,
         signal: this.#abort.signal,
         claimRedirect: (t) => this.#claimRedirect(host, t),
         pace: () => this.#pace(host),

@@ -2,6 +2,7 @@ import { Tokenizer } from 'htmlparser2';
 import type { TokenizerCallbacks } from 'htmlparser2';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { decodeBytes, isAsciiCompatible, sniffCharset } from './charset.js';
+import { NO_DIRECTIVES, parseRobotsContent, type RobotsDirectives } from './meta-robots.js';
 
 /** What the extractor found in one page. */
 export interface ExtractedLinks {
@@ -13,72 +14,116 @@ export interface ExtractedLinks {
   readonly tooLong: number;
   /** Hrefs that are not URLs or not http(s) (mailto:, javascript:, tel:, data:, ...). */
   readonly skipped: number;
+  /** What `<meta name="robots">` says (nofollow: `links` is then empty). */
+  readonly robots: RobotsDirectives;
+  /** Links left out because they carry rel="nofollow" and `obeyRelNofollow` was asked. */
+  readonly relNofollow: number;
 }
 
-/** Tags whose href we read: links, image-map areas, and the document base. */
+/** How links are chosen beyond normalization. */
+export interface ExtractOptions {
+  /** Leave out `<a rel="nofollow">` links (default: follow them, as the page's own links). */
+  readonly obeyRelNofollow?: boolean;
+}
+
+/** Tags whose attributes we read. */
 const enum Tag {
   Other = 0,
+  /** `a`, `area`: href and rel. */
   Link = 1,
+  /** The first `base`: href. */
   Base = 2,
+  /** `iframe`, `frame`: src, followed like a link (as wget, Heritrix and Nutch do). */
+  Frame = 3,
+  /** `meta`: name and content (robots directives). */
+  Meta = 4,
 }
+
+/** The attributes read of each tag. */
+const WANTED: Record<Tag, readonly string[]> = {
+  [Tag.Other]: [],
+  [Tag.Link]: ['href', 'rel'],
+  [Tag.Base]: ['href'],
+  [Tag.Frame]: ['src'],
+  [Tag.Meta]: ['name', 'content'],
+};
 
 const NO_OP = (): void => undefined;
 
+/** A link found in the markup, before it is resolved. */
+interface RawLink {
+  readonly href: string;
+  readonly nofollow: boolean;
+}
+
 /**
- * Collects the hrefs of `<a>`, `<area>` and the first `<base>` of an HTML document with
- * htmlparser2's tokenizer: no DOM is built (4 to 8 times cheaper per page than cheerio's
- * load; see docs/benchmarks.md). In an ASCII-compatible encoding the markup is read
- * bytewise and only attribute values with non-ASCII bytes are decoded; other encodings
- * (UTF-16, ISO-2022-*) are decoded whole first.
+ * Collects the hrefs of `<a>` and `<area>`, the src of `<iframe>` and `<frame>`, the first
+ * `<base>`, and the robots `<meta>` of an HTML document with htmlparser2's tokenizer: no DOM
+ * is built (4 to 8 times cheaper per page than cheerio's load; see docs/benchmarks.md). In an
+ * ASCII-compatible encoding the markup is read bytewise and only attribute values with
+ * non-ASCII bytes are decoded; other encodings (UTF-16, ISO-2022-*) are decoded whole first.
+ * A repeated attribute is ignored, as browsers do: the first wins.
  */
-function collectHrefs(body: Uint8Array, charset: string): { hrefs: string[]; base: string | undefined } {
+function collectHrefs(body: Uint8Array, charset: string): { hrefs: RawLink[]; base: string | undefined; robots: RobotsDirectives } {
   const bytewise = isAsciiCompatible(charset);
   const text = bytewise ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1') : decodeBytes(body, charset);
-  const hrefs: string[] = [];
+  const hrefs: RawLink[] = [];
   let base: string | undefined;
+  let robots = NO_DIRECTIVES;
   let tag = Tag.Other;
-  let inHref = false;
-  let hrefSeen = false; // a repeated attribute is ignored, as browsers do: the first href wins
+  let attrs: Record<string, string> = {};
+  let current: string | undefined;
   let value = '';
+
+  const finishTag = (): void => {
+    if (tag === Tag.Link && attrs.href !== undefined) hrefs.push({ href: attrs.href, nofollow: /(^|\s)nofollow(\s|$)/i.test(attrs.rel ?? '') });
+    else if (tag === Tag.Frame && attrs.src !== undefined) hrefs.push({ href: attrs.src, nofollow: false });
+    else if (tag === Tag.Base && attrs.href !== undefined) base ??= attrs.href;
+    else if (tag === Tag.Meta && attrs.name?.trim().toLowerCase() === 'robots' && attrs.content !== undefined) {
+      const d = parseRobotsContent(attrs.content);
+      robots = { nofollow: robots.nofollow || d.nofollow, noindex: robots.noindex || d.noindex };
+    }
+    tag = Tag.Other;
+  };
 
   const callbacks: TokenizerCallbacks = {
     onopentagname(start, end) {
       const len = end - start;
       tag = Tag.Other;
-      hrefSeen = false;
+      current = undefined;
       if (len === 1) {
         if ((text.charCodeAt(start) | 0x20) === 0x61) tag = Tag.Link; // a
-      } else if (len === 4) {
+      } else if (len >= 4 && len <= 6) {
         const name = text.slice(start, end).toLowerCase();
         if (name === 'area') tag = Tag.Link;
         else if (name === 'base' && base === undefined) tag = Tag.Base;
+        else if (name === 'iframe' || name === 'frame') tag = Tag.Frame;
+        else if (name === 'meta') tag = Tag.Meta;
       }
+      if (tag !== Tag.Other) attrs = {};
     },
     onattribname(start, end) {
-      inHref = tag !== Tag.Other && !hrefSeen && end - start === 4 && text.slice(start, end).toLowerCase() === 'href';
-      hrefSeen ||= inHref;
+      current = undefined;
+      if (tag === Tag.Other || end - start > 7) return;
+      const name = text.slice(start, end).toLowerCase();
+      if (WANTED[tag].includes(name) && attrs[name] === undefined) current = name;
       value = '';
     },
     onattribdata(start, end) {
-      if (!inHref) return;
+      if (current === undefined) return;
       const raw = text.slice(start, end);
       value += bytewise && /[\x80-\xff]/.test(raw) ? decodeBytes(Buffer.from(raw, 'latin1'), charset) : raw;
     },
     onattribentity(codepoint) {
-      if (inHref) value += String.fromCodePoint(codepoint);
+      if (current !== undefined) value += String.fromCodePoint(codepoint);
     },
     onattribend() {
-      if (!inHref) return;
-      inHref = false;
-      if (tag === Tag.Base) base = value;
-      else hrefs.push(value);
+      if (current === undefined) return;
+      attrs[current] = value;
+      current = undefined;
     },
-    onopentagend() {
-      tag = Tag.Other;
-    },
-    onselfclosingtag() {
-      tag = Tag.Other;
-    },
+    onopentagend: finishTag,
+    onselfclosingtag: finishTag,
     oncdata: NO_OP,
     onclosetag: NO_OP,
     oncomment: NO_OP,
@@ -91,12 +136,12 @@ function collectHrefs(body: Uint8Array, charset: string): { hrefs: string[]; bas
   const tokenizer = new Tokenizer({ decodeEntities: true }, callbacks);
   tokenizer.write(text);
   tokenizer.end();
-  return { hrefs, base };
+  return { hrefs, base, robots };
 }
 
 /**
  * Extracts the links of an HTML page: finds its encoding (sniffCharset), reads the hrefs of
- * `a` and `area`, resolves them against `<base href>` (itself resolved against the page URL)
+ * `a` and `area` and the src of `iframe` and `frame`, resolves them against `<base href>` (itself resolved against the page URL)
  * or the page URL, and normalizes them (src/url/normalize.ts). Non-http(s) and malformed
  * hrefs are skipped; links longer than the limit are dropped and counted.
  */
@@ -106,9 +151,12 @@ export function extractLinks(
   contentType: string | null,
   truncated: boolean,
   options: NormalizeOptions,
+  extract: ExtractOptions = {},
 ): ExtractedLinks {
   const charset = sniffCharset(body, contentType, truncated);
-  const { hrefs, base } = collectHrefs(body, charset);
+  const { hrefs, base, robots } = collectHrefs(body, charset);
+  // <meta name="robots" content="nofollow">: none of the page's links is followed.
+  if (robots.nofollow) return { links: [], charset, tooLong: 0, skipped: 0, robots, relNofollow: 0 };
   let baseUrl: URL;
   try {
     baseUrl = new URL(base === undefined || base.trim() === '' ? pageUrl : base, pageUrl);
@@ -121,7 +169,12 @@ export function extractLinks(
   const links: string[] = [];
   let tooLong = 0;
   let skipped = 0;
-  for (const href of hrefs) {
+  let relNofollow = 0;
+  for (const { href, nofollow } of hrefs) {
+    if (nofollow && extract.obeyRelNofollow === true) {
+      relNofollow++;
+      continue;
+    }
     const trimmed = href.trim();
     if (trimmed === '' || trimmed.startsWith('#')) continue;
     const r = normalizeUrl(trimmed, baseUrl, options);
@@ -135,5 +188,5 @@ export function extractLinks(
       links.push(r.url);
     }
   }
-  return { links, charset, tooLong, skipped };
+  return { links, charset, tooLong, skipped, robots, relNofollow };
 }

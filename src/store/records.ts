@@ -44,6 +44,8 @@ export interface LinksRecord {
   /** What the user's --hook onPage returned as data. */
   readonly data?: unknown;
   /** Absolute, normalized, deduplicated links found (or the redirect target). */
+  /** Robots directives of the page (`noindex`: html not kept; `nofollow`: links not followed). */
+  readonly robots?: readonly string[];
   readonly links: readonly string[];
 }
 

@@ -30,6 +30,8 @@ describe('extractLinks: which hrefs', () => {
       links: ['http://example.com/dir/a.html', 'http://example.com/b'],
       charset: 'UTF-8',
       tooLong: 0,
+      robots: { nofollow: false, noindex: false },
+      relNofollow: 0,
       skipped: 0,
     });
   });
@@ -213,10 +215,38 @@ describe('extractLinks: order, duplicates and counts', () => {
 
   test('empty hrefs, fragment-only hrefs and <a> without href are neither links nor skipped', () => {
     const r = extract(utf8('<a href="">e</a><a href="  ">s</a><a href="#top">t</a><a>n</a>'));
-    assert.deepEqual(r, { links: [], charset: 'UTF-8', tooLong: 0, skipped: 0 });
+    assert.deepEqual(r, { links: [], charset: 'UTF-8', tooLong: 0, skipped: 0, robots: { nofollow: false, noindex: false }, relNofollow: 0 });
   });
 
   test('a page with no links', () => {
-    assert.deepEqual(extract(new Uint8Array(0)), { links: [], charset: 'UTF-8', tooLong: 0, skipped: 0 });
+    assert.deepEqual(extract(new Uint8Array(0)), { links: [], charset: 'UTF-8', tooLong: 0, skipped: 0, robots: { nofollow: false, noindex: false }, relNofollow: 0 });
+  });
+});
+
+describe('extractLinks: frames and robots directives', () => {
+  test('iframe[src] and frame[src] are followed like links', () => {
+    const r = extract(utf8('<iframe src="toc.html"></iframe><frameset><frame src="/nav.html"><FRAME SRC="a.html"></frameset><img src="x.png">'));
+    assert.deepEqual(r.links, ['http://example.com/dir/toc.html', 'http://example.com/nav.html', 'http://example.com/dir/a.html']);
+  });
+
+  test('<meta name="robots" content="nofollow"> (or none): no link is followed; noindex is reported', () => {
+    for (const content of ['nofollow', 'NoIndex, NoFollow', 'none']) {
+      const r = extract(utf8(`<head><meta name="robots" content="${content}"></head><a href="a.html">a</a>`));
+      assert.deepEqual(r.links, [], content);
+      assert.equal(r.robots.nofollow, true, content);
+    }
+    const noindex = extract(utf8('<meta content="noindex" name="ROBOTS"><a href="a.html">a</a>'));
+    assert.deepEqual(noindex.links, ['http://example.com/dir/a.html']);
+    assert.deepEqual(noindex.robots, { nofollow: false, noindex: true });
+    const other = extract(utf8('<meta name="googlebot" content="nofollow"><a href="a.html">a</a>'));
+    assert.deepEqual(other.links, ['http://example.com/dir/a.html'], 'directives for another crawler are not ours');
+  });
+
+  test('rel="nofollow" links are followed unless obeyRelNofollow', () => {
+    const body = utf8('<a href="a.html" rel="nofollow">a</a><a href="b.html" rel="external nofollow">b</a><a href="c.html" rel="nofollowing">c</a>');
+    assert.equal(extract(body).links.length, 3);
+    const r = extractLinks(body, 'http://example.com/dir/page.html', 'text/html', false, DEFAULT_NORMALIZE_OPTIONS, { obeyRelNofollow: true });
+    assert.deepEqual(r.links, ['http://example.com/dir/c.html']);
+    assert.equal(r.relNofollow, 2);
   });
 });
