@@ -13,6 +13,9 @@ import {
 import { ExitCode, FatalError } from '../errors.js';
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_SESSION_PARAMS } from '../url/normalize.js';
 import { readSeedsFile, seedOrFail } from './seeds-file.js';
+import { readCookieFile } from '../fetch/cookie-file.js';
+import { parseHeaderOption } from '../fetch/request-headers.js';
+import { proxyFrom } from './proxy-option.js';
 
 /** The data directory: --data, else $MOUNTCRAWL_DATA, else ./crawl-data. */
 export function dataDirOption(cmd: Command): Command {
@@ -56,6 +59,9 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--max-url-length <n>', 'longer URLs are dropped', String(DEFAULT_MAX_URL_LENGTH))
     .option('--frontier-cap <n>', 'URLs held in memory; more wait on disk', String(d.frontierCap))
     .option('--ignore-robots', 'do not fetch or obey robots.txt')
+    .option('--header <header>', "an extra request header 'Name: value' (repeatable)", collect)
+    .option('--cookie-file <file>', 'send the cookies of this Netscape cookies.txt file (as curl and wget read it)')
+    .option('--proxy <url>', 'send every request through this HTTP proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)')
     .option('--obey-rel-nofollow', 'do not follow links marked rel="nofollow" (meta robots and X-Robots-Tag are always obeyed)')
     .option('--crawl-delay-cap <seconds>', 'longest robots.txt Crawl-delay honoured', String(d.crawlDelayCapMs / 1000))
     .option('--insecure', 'accept invalid TLS certificates')
@@ -133,6 +139,9 @@ export function buildCrawlConfig(
     frontierCap: parseWhole('--frontier-cap', str('frontierCap'), 1),
     robots: o.ignoreRobots !== true,
     obeyRelNofollow: o.obeyRelNofollow === true,
+    headers: ((o.header as string[] | undefined) ?? []).map(parseHeaderOption),
+    ...(typeof o.cookieFile === 'string' ? { cookies: readCookieFile(o.cookieFile) } : {}),
+    ...proxyFrom(o.proxy, env),
     crawlDelayCapMs: parseSeconds('--crawl-delay-cap', str('crawlDelayCap'), true),
     robotsMaxAgeMs: DEFAULTS.robotsMaxAgeMs,
     insecure: o.insecure === true,

@@ -89,6 +89,12 @@ export interface CrawlConfig {
    * --max-depth already bounds. Infinity (the default): no bound.
    */
   readonly maxPagesPerPattern: number;
+  /** Extra request headers (--header), lower-case names. */
+  readonly headers?: readonly (readonly [string, string])[];
+  /** Cookies from --cookie-file (Netscape cookies.txt). */
+  readonly cookies?: readonly import('../fetch/cookie-file.js').FileCookie[];
+  /** --proxy, or HTTP_PROXY / HTTPS_PROXY / NO_PROXY (read by the CLI). */
+  readonly proxy?: { readonly http?: string; readonly https?: string; readonly noProxy?: string };
   /** Leave out links marked rel="nofollow" (default: follow them). */
   readonly obeyRelNofollow?: boolean;
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { cookieHeader, type FileCookie } from './cookie-file.js';
 import type { Clock } from '../config/clock.js';
 import { FetchFailure } from '../errors.js';
 import { isPrivateAddress, publicOnlyLookup } from './address-policy.js';
@@ -16,6 +17,15 @@ export interface FetcherOptions {
   readonly perHost: number;
   readonly insecure: boolean;
   readonly denyPrivate: boolean;
+  /** Extra request headers (--header), lower-case names. */
+  readonly headers?: readonly (readonly [string, string])[];
+  /** Cookies sent where they match (--cookie-file). */
+  readonly cookies?: readonly FileCookie[];
+  /**
+   * Proxies (--proxy, or HTTP_PROXY / HTTPS_PROXY / NO_PROXY read by the CLI): requests go
+   * through undici's EnvHttpProxyAgent with these settings.
+   */
+  readonly proxy?: { readonly http?: string; readonly https?: string; readonly noProxy?: string };
 }
 
 /** One HTTP response (one hop: redirects are the caller's business). */
@@ -78,19 +88,30 @@ export class Fetcher {
     this.#options = options;
     this.#clock = deps.clock;
     this.#ownsDispatcher = deps.dispatcher === undefined;
+    const agentOptions = {
+      connections: Math.max(1, options.perHost),
+      keepAliveTimeout: 10_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: Math.min(options.timeoutMs, 30_000),
+      connect: {
+        timeout: options.connectTimeoutMs,
+        rejectUnauthorized: !options.insecure,
+        ...(options.denyPrivate ? { lookup: publicOnlyLookup } : {}),
+      },
+    };
+    const proxy = options.proxy;
     this.#dispatcher =
       deps.dispatcher ??
-      new Agent({
-        connections: Math.max(1, options.perHost),
-        keepAliveTimeout: 10_000,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: Math.min(options.timeoutMs, 30_000),
-        connect: {
-          timeout: options.connectTimeoutMs,
-          rejectUnauthorized: !options.insecure,
-          ...(options.denyPrivate ? { lookup: publicOnlyLookup } : {}),
-        },
-      });
+      (proxy !== undefined && (proxy.http !== undefined || proxy.https !== undefined)
+        ? new EnvHttpProxyAgent({
+            ...agentOptions,
+            // An empty string means "no proxy for this scheme" to undici (not "read the environment").
+            httpProxy: proxy.http ?? '',
+            httpsProxy: proxy.https ?? '',
+            noProxy: proxy.noProxy ?? '',
+            ...(options.insecure ? { requestTls: { rejectUnauthorized: false } } : {}),
+          })
+        : new Agent(agentOptions));
   }
 
   /** Fetches `url` (GET, no redirects followed). */
@@ -113,6 +134,11 @@ export class Fetcher {
         accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
         'accept-encoding': 'gzip, deflate, br',
       };
+      for (const [name, value] of this.#options.headers ?? []) headers[name] = value;
+      if (this.#options.cookies !== undefined && this.#options.cookies.length > 0) {
+        const cookie = cookieHeader(this.#options.cookies, new URL(url), Math.floor(this.#clock.now() / 1000));
+        if (cookie !== undefined) headers.cookie = cookie;
+      }
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
       const res = await request(url, {

@@ -32,7 +32,8 @@ export function spawnCli(
   timeoutMs = 120_000,
 ): ChildProcess & { done: Promise<CliResult>; stderrSoFar: () => string } {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, MOUNTCRAWL_DATA: '', ...env },
+    // A proxy of the machine running the suite must not take the loopback test site's requests.
+    env: { ...process.env, MOUNTCRAWL_DATA: '', HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
