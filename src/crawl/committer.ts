@@ -11,9 +11,9 @@ import { hostDirOfNormalized } from '../url/host-dir.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
 import type { Commit, PageOutcome } from './fetch-page.js';
-import type { Frontier } from './frontier.js';
+import type { Frontier } from '../frontier/frontier.js';
 import { hookPage, type Hooks } from './hooks.js';
-import type { HostState } from './host-state.js';
+import type { HostState } from '../frontier/host-state.js';
 import type { Reseeder } from './reseeder.js';
 
 type PageCommit = Extract<Commit, { type: 'page' }>;

@@ -10,8 +10,8 @@ import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import { nextRetryDelay } from '../frontier/retry-policy.js';
 import { buildErrsRecord } from './build-records.js';
-import { originOf, type Frontier } from './frontier.js';
-import { HostState } from './host-state.js';
+import { originOf, type Frontier } from '../frontier/frontier.js';
+import { HostState } from '../frontier/host-state.js';
 
 export interface HostKeeperDeps {
   readonly config: CrawlConfig;

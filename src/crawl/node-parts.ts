@@ -13,7 +13,7 @@ import { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
 import { NORMALIZATION_VERSION, type NormalizeOptions } from '../url/normalize.js';
 import { Committer } from './committer.js';
-import { Frontier } from './frontier.js';
+import { Frontier } from '../frontier/frontier.js';
 import type { Hooks } from './hooks.js';
 import { HostKeeper } from './host-keeper.js';
 import { MountGuard } from './mount-guard.js';

@@ -10,9 +10,9 @@ import type { HostStore } from '../store/host-store.js';
 import type { NormalizeOptions } from '../url/normalize.js';
 import type { Committer } from './committer.js';
 import { fetchPage, type PageOutcome, type Target } from './fetch-page.js';
-import type { Frontier } from './frontier.js';
+import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';
-import type { HostState, QueueItem } from './host-state.js';
+import type { HostState, QueueItem } from '../frontier/host-state.js';
 
 export interface RequestRunnerDeps {
   readonly config: CrawlConfig;

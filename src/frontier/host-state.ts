@@ -1,8 +1,8 @@
-import { Politeness, type PolitenessRules } from '../frontier/politeness.js';
+import { Politeness, type PolitenessRules } from './politeness.js';
 import type { RobotsRules } from '../fetch/robots.js';
 import type { ErrsRecord } from '../store/records.js';
 import { KeySet } from '../url/key-set.js';
-import { Ring } from './ring.js';
+import { Ring } from '../util/ring.js';
 
 /** A URL waiting in a host's queue. */
 export interface QueueItem {

@@ -1,13 +1,13 @@
 import type { Ownership } from '../cluster/ownership.js';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import type { ScopeFilter } from '../frontier/scope.js';
-import { hasRepeatedSegment, urlShape } from '../frontier/traps.js';
+import type { ScopeFilter } from './scope.js';
+import { hasRepeatedSegment, urlShape } from './traps.js';
 import type { CrawlStats } from '../progress/stats.js';
 import { urlKey } from '../url/key.js';
 import type { HostState, QueueItem } from './host-state.js';
-import type { OfferResult } from './reseeder.js';
-import { Ring } from './ring.js';
+import type { OfferResult } from '../crawl/reseeder.js';
+import { Ring } from '../util/ring.js';
 
 /** What the frontier needs from the node to start requests. */
 export interface Starter {
