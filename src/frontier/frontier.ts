@@ -1,23 +1,14 @@
-import type { Ownership } from '../cluster/ownership.js';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import type { ScopeFilter } from './scope.js';
-import { hasRepeatedSegment, urlShape } from './traps.js';
 import type { CrawlStats } from '../progress/stats.js';
-import { urlKey } from '../url/key.js';
-import type { HostState, QueueItem } from './host-state.js';
-import type { OfferResult } from '../crawl/reseeder.js';
 import { Ring } from '../util/ring.js';
+import type { HostState, QueueItem } from './host-state.js';
 
-/** What the frontier needs from the node to start requests. */
-export interface Starter {
-  /** True while another request may start (room in --concurrency, not stopping, not paused). */
-  mayStart(): boolean;
-  /** Starts `item` of `host` now. */
-  start(host: HostState, item: QueueItem, now: number): void;
-  /** Fetches the host's robots.txt (its queue waits for it). */
-  fetchRobots(host: HostState): void;
-  /** Something changed that the control loop may want to know (work, or none left). */
+/** What the frontier tells the node (it calls no other part). */
+export interface FrontierEvents {
+  /** A host may have work that can start now: the node pumps (RequestRunner.pump). */
+  workReady(): void;
+  /** A retry came due: the control loop may want to know. */
   wake(): void;
 }
 
@@ -25,20 +16,18 @@ export interface FrontierDeps {
   readonly config: CrawlConfig;
   readonly clock: Clock;
   readonly stats: CrawlStats;
-  readonly scope: ScopeFilter;
-  readonly ownership: Ownership;
-  /** The user's --hook filter, wrapped so that it never throws. */
-  readonly filter?: (url: string) => boolean;
-  /** Starts managing a host this node owns (lease, listing): returns its state at once. */
-  readonly adopt: (hostDir: string, url: string) => HostState;
-  readonly starter: Starter;
+  readonly events: FrontierEvents;
 }
 
+/** What to start next: a page of a host, or the host's robots.txt (its queue waits for it). */
+export type Next = { readonly kind: 'page'; readonly host: HostState; readonly item: QueueItem } | { readonly kind: 'robots'; readonly host: HostState };
+
 /**
- * The in-memory frontier (DESIGN §4): per-host FIFO queues (breadth first by depth) held in
- * HostState, a cap on URLs in memory, retries waiting for their time, and the dispatch loop
- * that starts requests round robin over the hosts that are ready, each host's politeness
- * deciding when it may send again. URLs that do not fit are left on disk.
+ * The in-memory frontier (docs/architecture.md): per-host FIFO queues (breadth first by
+ * depth) held in HostState, a cap on URLs in memory, retries waiting for their time, and
+ * the choice of what starts next: round robin over the hosts that are ready, each host's
+ * politeness deciding when it may send again. URLs that do not fit are left on disk.
+ * What may enter is decided before, by the admission chain (src/frontier/admission/).
  */
 export class Frontier {
   /** Every host this node manages, by host directory. */
@@ -56,61 +45,22 @@ export class Frontier {
     return this.#queued;
   }
 
-  /** True when this node crawls URLs of the host at all (scope and ownership). */
-  wantsHost(hostDir: string): boolean {
-    return this.#deps.scope.hostInScope(hostDir) && this.#deps.ownership.ownsHost(hostDir);
+  /** True when another URL fits in memory; otherwise counts it as cut (it stays on disk). */
+  hasRoom(): boolean {
+    if (this.#queued < this.#deps.config.frontierCap) return true;
+    this.#deps.stats.cut.frontierFull++;
+    return false;
   }
 
-  /**
-   * Takes a URL of a wanted host (the caller checked `wantsHost`) into the frontier if it
-   * passes the URL filters, is within the limits, is owned by this node (URL partitioning),
-   * and is neither done nor claimed. What is cut is counted (the end summary shows it).
-   */
-  offer(url: string, hostDir: string, depth: number): OfferResult {
-    const { config: cfg, stats } = this.#deps;
-    if (depth > cfg.maxDepth) {
-      stats.cut.depth++;
-      return 'known';
-    }
-    // Most links a page has were seen before: settle those before the filters below.
-    const key = urlKey(url);
-    const seen = this.hosts.get(hostDir);
-    if (seen !== undefined && (seen.done.has(key) || seen.claimed.has(key))) return 'known';
-    if (!this.#deps.scope.accepts(url)) return 'known';
-    if (this.#deps.filter !== undefined && !this.#deps.filter(url)) return 'known';
-    if (hasRepeatedSegment(url, cfg.maxRepeatedSegments)) {
-      stats.cut.repeatedSegment++;
-      return 'known';
-    }
-    if (!this.#deps.ownership.ownsUrl(hostDir, key)) return 'known';
-    const host = seen ?? this.#deps.adopt(hostDir, url);
-    host.origin ??= originOf(url);
-    if (host.phase === 'releasing' || host.gaveUp) return 'known';
-    if (host.fetched + host.queued >= cfg.maxPagesPerHost) {
-      stats.cut.hostBudget++;
-      return 'known';
-    }
-    const shape = urlShape(url);
-    const sameShape = host.shapes.get(shape) ?? 0;
-    if (sameShape >= cfg.maxPagesPerPattern) {
-      stats.cut.patternBudget++;
-      return 'known';
-    }
-    if (this.#queued >= cfg.frontierCap) {
-      stats.cut.frontierFull++;
-      return 'full';
-    }
-    host.shapes.set(shape, sameShape + 1);
-    host.claimed.add(key);
-    host.push({ url, key, depth });
+  /** Queues an admitted URL (claiming it) and schedules its host. */
+  enqueue(host: HostState, item: QueueItem): void {
+    host.push(item);
     this.#queued++;
     if (host.phase === 'ready') this.schedule(host);
-    return 'queued';
   }
 
   /** Puts back an item whose commit failed (it is not done). */
   requeue(host: HostState, item: QueueItem): void {
-    host.claimed.add(item.key);
     host.push(item);
     this.#queued++;
   }
@@ -124,19 +74,16 @@ export class Frontier {
 
   /** Empties a host's queue and retries from memory (they are on disk), stops its timers, and returns them all. */
   dropHost(host: HostState): QueueItem[] {
+    const queued = host.queued;
     const dropped = host.drain();
-    this.#queued -= dropped.length;
-    for (const item of dropped) host.claimed.delete(item.key);
-    for (const r of host.retries) host.claimed.delete(r.key);
+    this.#queued -= queued;
     this.#stopTimers(host);
-    const retries = host.retries.splice(0).map(({ url, key, depth }) => ({ url, key, depth }));
-    return [...dropped, ...retries];
+    return dropped;
   }
 
   /** A URL that failed transiently is queued again at `dueAt` (monotonic). */
   addRetry(host: HostState, item: QueueItem, dueAt: number): void {
-    host.claimed.add(item.key);
-    host.retries.push({ ...item, dueAt });
+    host.addRetry(item, dueAt);
     this.#armRetryTimer(host);
   }
 
@@ -154,29 +101,32 @@ export class Frontier {
     return n;
   }
 
-  /** Puts a host in the ready ring (if it has work) and starts what may start. */
+  /** Puts a host in the ready ring (if it has work) and tells the node that work may start. */
   schedule(host: HostState): void {
     if (!host.inRing && host.phase === 'ready' && host.queued > 0) {
       host.inRing = true;
       this.#ring.push(host);
     }
-    this.pump();
+    this.#deps.events.workReady();
   }
 
-  /** Starts requests while there is room: round robin over ready hosts, politeness per host. */
-  pump(): void {
-    const { starter, clock } = this.#deps;
-    const now = clock.monotonic();
-    while (this.#ring.length > 0 && starter.mayStart()) {
+  /**
+   * What may start at `now`, round robin over ready hosts, politeness per host; undefined
+   * when nothing may (hosts that must wait get a timer that schedules them again).
+   */
+  next(now: number): Next | undefined {
+    while (this.#ring.length > 0) {
       const host = this.#ring.shift()!;
       host.inRing = false;
       if (host.phase !== 'ready' || host.queued === 0) continue;
       if (host.robots === undefined) {
         // Its queue waits for robots.txt; the fetch schedules the host again when it is done.
         if (host.robotsLoading) continue;
-        if (now < host.robotsRetryAt) this.#wakeAt(host, host.robotsRetryAt);
-        else starter.fetchRobots(host);
-        continue;
+        if (now < host.robotsRetryAt) {
+          this.#wakeAt(host, host.robotsRetryAt);
+          continue;
+        }
+        return { kind: 'robots', host };
       }
       const at = host.politeness.nextStartAt(now);
       if (at === Infinity) continue; // full: scheduled again when a request ends
@@ -186,12 +136,13 @@ export class Frontier {
       }
       const item = host.shift()!;
       this.#queued--;
-      starter.start(host, item, now);
       if (host.queued > 0) {
         host.inRing = true;
         this.#ring.push(host);
       }
+      return { kind: 'page', host, item };
     }
+    return undefined;
   }
 
   /** Stops every timer (shutdown). */
@@ -200,37 +151,34 @@ export class Frontier {
   }
 
   #wakeAt(host: HostState, at: number): void {
-    if (host.wakeTimer !== undefined) clearTimeout(host.wakeTimer);
-    host.wakeTimer = setTimeout(() => {
+    const { clock } = this.#deps;
+    clock.clearTimeout(host.wakeTimer);
+    host.wakeTimer = clock.setTimeout(() => {
       host.wakeTimer = undefined;
       this.schedule(host);
-    }, Math.max(1, at - this.#deps.clock.monotonic()));
+    }, Math.max(1, at - clock.monotonic()));
   }
 
   #armRetryTimer(host: HostState): void {
+    const { clock } = this.#deps;
     const at = host.nextRetryAt();
     if (at === Infinity) return;
-    if (host.retryTimer !== undefined) clearTimeout(host.retryTimer);
-    host.retryTimer = setTimeout(() => {
+    clock.clearTimeout(host.retryTimer);
+    host.retryTimer = clock.setTimeout(() => {
       host.retryTimer = undefined;
       if (host.phase !== 'ready') return;
-      this.#queued += host.promoteDueRetries(this.#deps.clock.monotonic());
+      this.#queued += host.promoteDueRetries(clock.monotonic());
       this.#armRetryTimer(host);
       this.schedule(host);
-      this.#deps.starter.wake();
-    }, Math.max(0, at - this.#deps.clock.monotonic()));
+      this.#deps.events.wake();
+    }, Math.max(0, at - clock.monotonic()));
   }
 
   #stopTimers(host: HostState): void {
-    if (host.wakeTimer) clearTimeout(host.wakeTimer);
-    if (host.retryTimer) clearTimeout(host.retryTimer);
+    const { clock } = this.#deps;
+    clock.clearTimeout(host.wakeTimer);
+    clock.clearTimeout(host.retryTimer);
     host.wakeTimer = undefined;
     host.retryTimer = undefined;
   }
-}
-
-/** `scheme://authority` of a normalized URL. */
-export function originOf(url: string): string {
-  const slash = url.indexOf('/', url.indexOf('://') + 3);
-  return slash < 0 ? url : url.slice(0, slash);
 }
