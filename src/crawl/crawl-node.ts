@@ -9,11 +9,11 @@ import { ScopeFilter } from '../frontier/scope.js';
 import type { Logger } from '../progress/logger.js';
 import { CrawlStats } from '../progress/stats.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
-import type { Hooks } from './hooks.js';
+import type { Hooks } from '../hooks/hooks.js';
 import { Heartbeat } from './heartbeat.js';
 import { assembleNode, type Parts } from './node-parts.js';
-import type { ReseedSink } from './reseeder.js';
-import { hasSeeds, writeSeeds } from './seeds.js';
+import type { ReseedSink } from '../reseed/reseeder.js';
+import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
 import { afterEmptyReseed } from './termination.js';
 
 /** What a node's run came to. */

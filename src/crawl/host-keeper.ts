@@ -9,7 +9,7 @@ import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import { nextRetryDelay } from '../frontier/retry-policy.js';
-import { buildErrsRecord } from './build-records.js';
+import { buildErrsRecord } from '../commit/build-records.js';
 import type { Frontier } from '../frontier/frontier.js';
 import { HostState } from '../frontier/host-state.js';
 

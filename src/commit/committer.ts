@@ -9,12 +9,12 @@ import type { Layout } from '../store/layout.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
-import type { Commit, PageOutcome } from './fetch-page.js';
+import type { Commit, PageOutcome } from '../crawl/fetch-page.js';
 import type { Admission } from '../frontier/admission/admission.js';
 import type { Frontier } from '../frontier/frontier.js';
-import { hookFailed, hookPage, type Hooks } from './hooks.js';
+import { hookFailed, hookPage, type Hooks } from '../hooks/hooks.js';
 import type { HostState } from '../frontier/host-state.js';
-import type { Reseeder } from './reseeder.js';
+import type { Reseeder } from '../reseed/reseeder.js';
 
 type PageCommit = Extract<Commit, { type: 'page' }>;
 type ErrorCommit = Extract<Commit, { type: 'error' }>;
