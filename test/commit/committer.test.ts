@@ -3,18 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Committer } from '../../src/commit/committer.js';
 import type { Commit, Target } from '../../src/crawl/fetch-page.js';
 import { FetchFailure } from '../../src/errors.js';
 import type { FetchedResponse } from '../../src/fetch/fetcher.js';
 import type { HostState } from '../../src/frontier/host-state.js';
 import type { Hooks } from '../../src/hooks/hooks.js';
-import { silentLogger } from '../../src/progress/logger.js';
-import { Reseeder } from '../../src/reseed/reseeder.js';
-import { openDataDir } from '../../src/store/data-dir.js';
-import { HostStore } from '../../src/store/host-store.js';
 import { urlKey } from '../../src/url/key.js';
-import { DEFAULT_NORMALIZE_OPTIONS, normalizeUrl } from '../../src/url/normalize.js';
+import { normalizeUrl } from '../../src/url/normalize.js';
+import { committerRig } from '../support/committer-rig.js';
 import { frontierRig } from '../support/frontier-rig.js';
 
 let root: string;
@@ -38,23 +34,7 @@ function response(url: string, status = 200): FetchedResponse {
 
 async function rig(hooks?: Hooks) {
   const r = frontierRig({ retryBaseMs: 1_000, retryMaxMs: 60_000, maxAttempts: 3 });
-  const { layout } = await openDataDir(join(root, `d${n++}`), 'n1');
-  const store = new HostStore(layout, { nodeId: 'n1', fsync: false });
-  const reseeder = new Reseeder(layout, { clock: r.clock, serverTime: () => undefined });
-  const committer = new Committer({
-    config: r.cfg,
-    clock: r.clock,
-    log: silentLogger,
-    stats: r.stats,
-    layout,
-    store,
-    reseeder,
-    frontier: r.frontier,
-    admission: r.admission,
-    normalize: DEFAULT_NORMALIZE_OPTIONS,
-    hooks,
-    onStored: () => undefined,
-  });
+  const { store, committer } = await committerRig(r, join(root, `d${n++}`), hooks);
   return { ...r, store, committer };
 }
 
