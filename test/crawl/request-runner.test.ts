@@ -6,10 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import { Ownership } from '../../src/cluster/ownership.js';
 import { HostKeeper } from '../../src/crawl/host-keeper.js';
 import { RequestRunner } from '../../src/crawl/request-runner.js';
-import type { FetchedResponse, Fetcher } from '../../src/fetch/fetcher.js';
 import { urlKey } from '../../src/url/key.js';
 import { DEFAULT_NORMALIZE_OPTIONS } from '../../src/url/normalize.js';
 import { committerRig } from '../support/committer-rig.js';
+import { type Answer, fakeFetcher } from '../support/fake-fetcher.js';
 import { frontierRig } from '../support/frontier-rig.js';
 
 let root: string;
@@ -22,34 +22,6 @@ after(async () => {
 });
 
 const A = 'a.example';
-
-type Answer = [number, Record<string, string>, string?];
-
-/** A fetcher that answers from a table of URL -> answer (or answers, one per request, the last repeated) and records what was asked. */
-function fakeFetcher(site: Record<string, Answer | Answer[]>): { fetcher: Fetcher; asked: string[] } {
-  const asked: string[] = [];
-  const fetcher = {
-    async fetch(url: string): Promise<FetchedResponse> {
-      const nth = asked.filter((u) => u === url).length;
-      asked.push(url);
-      const entry = site[url] ?? [404, {}];
-      const list = (Array.isArray(entry[0]) ? entry : [entry]) as Answer[];
-      const [status, headers, body] = list[Math.min(nth, list.length - 1)]!;
-      const html = body !== undefined;
-      return {
-        url,
-        status,
-        headers: { ...headers, ...(html ? { 'content-type': 'text/html' } : {}) },
-        mediaType: html ? 'text/html' : null,
-        contentType: html ? 'text/html' : null,
-        body: html ? Buffer.from(body) : null,
-        truncated: false,
-        durationMs: 1,
-      };
-    },
-  } as unknown as Fetcher;
-  return { fetcher, asked };
-}
 
 /** The runner with its real parts (committer, store) around a fake fetcher; the rig's pump is the runner's. */
 async function runnerRig(site: Record<string, Answer | Answer[]>, filter?: (url: string) => boolean) {
