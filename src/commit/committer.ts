@@ -65,7 +65,7 @@ export class Committer {
     const htmlPath = c.body === null ? null : this.#d.layout.relativeHtml(host.dir, key);
     const record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath });
     await store.writePage(host.dir, key, c.body, record);
-    if (host.errs.has(key)) await store.removeErrs(host.dir, key);
+    if (host.errsOf(key) !== undefined) await store.removeErrs(host.dir, key);
     host.markDone(key);
     this.#d.onStored();
     stats.pages++;
@@ -88,7 +88,7 @@ export class Committer {
   async #error(host: HostState, c: ErrorCommit): Promise<void> {
     const { config, clock, store, stats } = this.#d;
     const { target, failure } = c;
-    const previous = host.errs.get(target.key);
+    const previous = host.errsOf(target.key);
     const attempts = (previous?.attempts ?? 0) + 1;
     const retryIn = failure.kind === 'transient' ? nextRetryDelay(attempts, config, failure.retryAfterMs) : undefined;
     const record = buildErrsRecord(target, failure, previous, { nodeId: config.nodeId, nowMs: clock.now(), retryInMs: retryIn });
@@ -100,7 +100,7 @@ export class Committer {
     if (record.final) {
       host.markDone(target.key);
     } else {
-      host.errs.set(target.key, record);
+      host.failed(target.key, record);
       this.#d.frontier.addRetry(host, { url: target.url, key: target.key, depth: target.depth }, clock.monotonic() + retryIn!);
     }
   }

@@ -66,13 +66,13 @@ describe('Committer', () => {
     const { host, t } = started(r, 'http://a.example/flaky');
     const fail: Commit = { type: 'error', target: t, failure: new FetchFailure('HTTP_503', 'transient', 'HTTP 503', { status: 503 }) };
     await r.committer.commit(host, { commits: [fail], tooLong: 0, requests: 1, claimed: [] });
-    assert.equal(host.errs.get(t.key)?.attempts, 1);
+    assert.equal(host.errsOf(t.key)?.attempts, 1);
     assert.equal(host.nextRetryAt(), r.clock.monotonic() + 1_000, 'base back-off after the first failure');
     assert.equal(host.isClaimed(t.key), true);
     await r.committer.commit(host, { commits: [fail], tooLong: 0, requests: 1, claimed: [] });
     await r.committer.commit(host, { commits: [fail], tooLong: 0, requests: 1, claimed: [] });
     assert.equal(host.isDone(t.key), true, '--max-attempts 3 reached: final');
-    assert.equal(host.errs.has(t.key), false);
+    assert.equal(host.errsOf(t.key), undefined);
   });
 
   test('Retry-After pauses the whole host', async () => {

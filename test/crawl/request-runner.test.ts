@@ -102,7 +102,7 @@ describe('RequestRunner', () => {
     r.ready(A);
     await r.settle();
     const host = r.frontier.hosts.get(A)!;
-    assert.equal(host.errs.get(urlKey(flaky))?.attempts, 1);
+    assert.equal(host.errsOf(urlKey(flaky))?.attempts, 1);
     assert.equal(host.isClaimed(urlKey(flaky)), true, 'claimed while it waits');
     r.clock.advance(999);
     await r.settle();
@@ -111,6 +111,6 @@ describe('RequestRunner', () => {
     await r.settle();
     assert.equal(r.asked.length, 2);
     assert.equal(host.isDone(urlKey(flaky)), true);
-    assert.equal(host.errs.has(urlKey(flaky)), false);
+    assert.equal(host.errsOf(urlKey(flaky)), undefined);
   });
 });
