@@ -239,12 +239,14 @@ export class CrawlNode {
     return p.requests.inFlight > 0 || p.frontier.queued > 0;
   }
 
+  /** Waits `ms` on the node's clock, or until woken (#wakeLoop). */
   #sleep(ms: number): Promise<void> {
+    const clock = this.#clock;
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      const timer = clock.setTimeout(done, ms);
       const self = this;
       function done(): void {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         if (self.#wake === done) self.#wake = undefined;
         resolve();
       }
