@@ -3,7 +3,7 @@ import type { PolitenessLimit } from '../frontier/politeness.js';
 /** How long after the last wait a node still counts as held back by politeness (progress display). */
 const HELD_BACK_RECENT_MS = 3_000;
 
-/** What a crawl cut off on purpose, counted for the end summary (docs/traps.md). */
+/** What a crawl cut off on purpose, counted for the end summary (docs/options.md, "Limits and traps"). */
 export interface CutCounts {
   /** Links deeper than --max-depth. */
   depth: number;
