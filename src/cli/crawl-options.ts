@@ -15,6 +15,7 @@ import { DEFAULT_MAX_URL_LENGTH, DEFAULT_SESSION_PARAMS } from '../url/normalize
 import { readSeedsFile, seedOrFail } from './seeds-file.js';
 import { readCookieFile } from '../fetch/cookie-file.js';
 import { parseHeaderOption } from '../fetch/request-headers.js';
+import { parseKeepTypes } from '../fetch/keep-types.js';
 import { proxyFrom } from './proxy-option.js';
 
 /** The data directory: --data, else $MOUNTCRAWL_DATA, else ./crawl-data. */
@@ -59,6 +60,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--max-url-length <n>', 'longer URLs are dropped', String(DEFAULT_MAX_URL_LENGTH))
     .option('--frontier-cap <n>', 'URLs held in memory; more wait on disk', String(d.frontierCap))
     .option('--ignore-robots', 'do not fetch or obey robots.txt')
+    .option('--keep <types>', 'also store bodies of these non-HTML media types in files/ (application/pdf,image/*), within --max-bytes')
     .option('--header <header>', "an extra request header 'Name: value' (repeatable)", collect)
     .option('--cookie-file <file>', 'send the cookies of this Netscape cookies.txt file (as curl and wget read it)')
     .option('--proxy <url>', 'send every request through this HTTP proxy (default: $HTTPS_PROXY / $HTTP_PROXY, minus $NO_PROXY)')
@@ -139,6 +141,7 @@ export function buildCrawlConfig(
     frontierCap: parseWhole('--frontier-cap', str('frontierCap'), 1),
     robots: o.ignoreRobots !== true,
     obeyRelNofollow: o.obeyRelNofollow === true,
+    ...(typeof o.keep === 'string' ? { keepTypes: parseKeepTypes(o.keep) } : {}),
     headers: ((o.header as string[] | undefined) ?? []).map(parseHeaderOption),
     ...(typeof o.cookieFile === 'string' ? { cookies: readCookieFile(o.cookieFile) } : {}),
     ...proxyFrom(o.proxy, env),

@@ -6,7 +6,7 @@ import { headerValue } from '../fetch/header-value.js';
 /** The links record of a page (or redirect) commit. */
 export function buildLinksRecord(
   commit: Extract<Commit, { type: 'page' }>,
-  options: { nodeId: string; nowMs: number; htmlPath: string | null },
+  options: { nodeId: string; nowMs: number; htmlPath: string | null; filePath?: string },
 ): LinksRecord {
   const res = commit.response;
   const etag = headerValue(res.headers, 'etag');
@@ -29,6 +29,7 @@ export function buildLinksRecord(
     ...(lastModified !== undefined ? { lastModified } : {}),
     ...(commit.redirects.length > 0 ? { redirects: commit.redirects } : {}),
     ...(commit.data !== undefined ? { data: commit.data } : {}),
+    ...(options.filePath !== undefined ? { file: options.filePath } : {}),
     ...(commit.robots !== undefined ? { robots: commit.robots } : {}),
     links: commit.links,
   };

@@ -63,7 +63,10 @@ export class Committer {
     const c = found.body !== null && this.#d.hooks?.onPage !== undefined ? await this.#onPage(found, found.body) : found;
     const key = c.target.key;
     const htmlPath = c.body === null ? null : this.#d.layout.relativeHtml(host.dir, key);
-    const record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath });
+    const filePath = c.file === undefined ? undefined : this.#d.layout.relativeFile(host.dir, key, c.file.ext);
+    const record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath, ...(filePath !== undefined ? { filePath } : {}) });
+    // A kept body (--keep) is written before its links record, as html is: the record never points at nothing.
+    if (c.file !== undefined) await store.writeFile(host.dir, key, c.file.ext, c.file.body);
     await store.writePage(host.dir, key, c.body, record);
     if (host.errsOf(key) !== undefined) await store.removeErrs(host.dir, key);
     host.markDone(key);
@@ -74,6 +77,7 @@ export class Committer {
       stats.bytes += c.body.length;
       if (c.response.truncated) stats.cut.truncated++;
     }
+    if (c.file !== undefined) stats.bytes += c.file.body.length;
     // Links to hosts this node owns go to its frontier; the others are on disk in the record
     // just written, where their owners' reseeds find them.
     let complete = true;

@@ -89,6 +89,8 @@ export interface CrawlConfig {
    * --max-depth already bounds. Infinity (the default): no bound.
    */
   readonly maxPagesPerPattern: number;
+  /** Media types of non-HTML responses stored in files/ (--keep). */
+  readonly keepTypes?: readonly string[];
   /** Extra request headers (--header), lower-case names. */
   readonly headers?: readonly (readonly [string, string])[];
   /** Cookies from --cookie-file (Netscape cookies.txt). */

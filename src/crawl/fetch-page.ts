@@ -3,7 +3,8 @@ import { FetchFailure } from '../errors.js';
 import { extractLinks } from '../extract/link-extractor.js';
 import { mergeDirectives, parseXRobotsTag } from '../extract/meta-robots.js';
 import { looksBinary } from '../extract/sniff-binary.js';
-import type { FetchedResponse, Fetcher } from '../fetch/fetcher.js';
+import { isHtmlType, type FetchedResponse, type Fetcher } from '../fetch/fetcher.js';
+import { extensionOf } from '../fetch/keep-types.js';
 import { parseRetryAfter } from '../fetch/retry-after.js';
 import type { RedirectHop } from '../store/records.js';
 import { urlKey } from '../url/key.js';
@@ -30,6 +31,8 @@ export type Commit =
       readonly body: Buffer | null;
       readonly charset?: string;
       readonly links: readonly string[];
+      /** The body of a non-HTML response kept with --keep, and its file name extension. */
+      readonly file?: { readonly body: Buffer; readonly ext: string };
       /** Robots directives the page carried (`noindex`: its html is not kept; `nofollow`: no links). */
       readonly robots?: readonly string[];
       /** What a --hook onPage returned as data. */
@@ -162,6 +165,11 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
     }
     if (res.body === null) {
       return finish({ type: 'page', target, response: res, finalUrl: target.url, redirects: [], body: null, links: [] });
+    }
+    if (!isHtmlType(res.mediaType)) {
+      // Read only because --keep asked for its type (the fetcher reads no other non-HTML body).
+      const file = { body: res.body, ext: extensionOf(res.mediaType) };
+      return finish({ type: 'page', target, response: res, finalUrl: target.url, redirects: [], body: null, links: [], file });
     }
     if (looksBinary(res.body)) {
       const failure = new FetchFailure('BINARY_BODY', 'final', `binary content served as ${res.mediaType ?? 'no type'}`, {

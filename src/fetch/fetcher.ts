@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { cookieHeader, type FileCookie } from './cookie-file.js';
+import { keeps } from './keep-types.js';
 import type { Clock } from '../config/clock.js';
 import { FetchFailure } from '../errors.js';
 import { isPrivateAddress, publicOnlyLookup } from './address-policy.js';
@@ -20,6 +21,8 @@ export interface FetcherOptions {
   readonly denyPrivate: boolean;
   /** Extra request headers (--header), lower-case names. */
   readonly headers?: readonly (readonly [string, string])[];
+  /** Media types of non-HTML responses whose bodies are read too (--keep). */
+  readonly keepTypes?: readonly string[];
   /** Cookies sent where they match (--cookie-file). */
   readonly cookies?: readonly FileCookie[];
   /**
@@ -147,7 +150,7 @@ export class Fetcher {
       const mediaType = contentType === null ? null : contentType.split(';')[0]!.trim().toLowerCase();
       let body: Buffer | null = null;
       let truncated = false;
-      if (res.statusCode >= 200 && res.statusCode < 300 && (options.anyType || isHtmlType(mediaType))) {
+      if (res.statusCode >= 200 && res.statusCode < 300 && (options.anyType || isHtmlType(mediaType) || keeps(this.#options.keepTypes, mediaType))) {
         const cap = options.maxBytes ?? this.#options.maxBytes;
         const read = await readBody(res.body, headerValue(res.headers, 'content-encoding'), cap);
         body = read.body;

@@ -73,6 +73,11 @@ export class HostStore {
     await this.#write('links', hostDir, this.#layout.links(hostDir, key), serializeRecord(record));
   }
 
+  /** Stores the body of a non-HTML response kept with --keep (before its links record). */
+  async writeFile(hostDir: string, key: string, ext: string, body: Uint8Array): Promise<void> {
+    await this.#write('files', hostDir, this.#layout.file(hostDir, key, ext), body);
+  }
+
   /** Writes (or replaces) the errs record of a key. */
   async writeErrs(hostDir: string, key: string, record: ErrsRecord): Promise<void> {
     await this.#write('errs', hostDir, this.#layout.errs(hostDir, key), serializeRecord(record));

@@ -12,13 +12,15 @@ export const DIRS = Object.freeze({
   hosts: 'hosts',
   nodes: 'nodes',
   robots: 'robots',
+  /** Bodies of non-HTML responses kept with --keep. */
+  files: 'files',
 });
 
 /** Written when a data directory is created; its absence later means the mount is gone. */
 export const MARKER_FILE = '.mountcrawl';
 
 /** The per-host record directories, in the order a host's files are written. */
-export type HostKind = 'html' | 'links' | 'errs';
+export type HostKind = 'html' | 'links' | 'errs' | 'files';
 
 export class Layout {
   constructor(readonly root: string) {}
@@ -64,6 +66,16 @@ export class Layout {
   }
 
   /** Path of an html file relative to the root, as links records cite it. */
+  /** A body kept with --keep: files/<host>/<key>.<ext>. */
+  file(hostDir: string, key: string, ext: string): string {
+    return join(this.root, DIRS.files, hostDir, `${key}.${ext}`);
+  }
+
+  /** Path of a kept file relative to the root, as links records cite it. */
+  relativeFile(hostDir: string, key: string, ext: string): string {
+    return `${DIRS.files}/${hostDir}/${key}.${ext}`;
+  }
+
   relativeHtml(hostDir: string, key: string): string {
     return `${DIRS.html}/${hostDir}/${key}.html`;
   }

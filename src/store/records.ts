@@ -44,6 +44,8 @@ export interface LinksRecord {
   /** What the user's --hook onPage returned as data. */
   readonly data?: unknown;
   /** Absolute, normalized, deduplicated links found (or the redirect target). */
+  /** Where the body of a non-HTML response kept with --keep is (`files/<host>/<key>.<ext>`). */
+  readonly file?: string;
   /** Robots directives of the page (`noindex`: html not kept; `nofollow`: links not followed). */
   readonly robots?: readonly string[];
   readonly links: readonly string[];

@@ -174,7 +174,7 @@ describe('hostile responses', () => {
     assert.equal(e.final, true);
     const allowed = new Set([...site.hosts.map((h) => h.hostDir), UNRESOLVABLE_HOST]);
     const top = (await readdir(data.path)).sort();
-    assert.deepEqual(top, ['.mountcrawl', 'errs', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
+    assert.deepEqual(top, ['.mountcrawl', '.mountcrawl-run.json', 'errs', 'files', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
     for (const f of await listFiles(data.path)) {
       const parts = f.split('/');
       if (['html', 'links', 'errs'].includes(parts[0]!)) {
@@ -220,7 +220,8 @@ describe('TLS errors', () => {
     const r = await runCli(['crawl', `${host.origin}/`, '--data', `${data.path}/strict`, ...FAST, '--max-attempts', '2'], {
       timeoutMs: 15_000,
     });
-    assert.equal(r.code, 0, r.stderr);
+    // The only seed failed and nothing was stored: NOTHING_FETCHED (docs/errors.md).
+    assert.equal(r.code, 5, r.stderr);
     assert.equal(host.counts.size, 0, 'an HTTP request was made over a certificate that failed');
     assert.ok(!existsSync(join(data.path, 'strict', filesOf(`${host.origin}/`).links)));
   });
@@ -266,7 +267,8 @@ describe('--deny-private', () => {
   });
 
   test('a crawl of a loopback site fetches nothing', () => {
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 5, run.stderr); // NOTHING_FETCHED: the only seed was refused
+    assert.match(run.stderr, /NOTHING_FETCHED: .*PRIVATE_ADDRESS/);
     assert.equal(site.total, 0);
   });
 
@@ -275,7 +277,7 @@ describe('--deny-private', () => {
     try {
       const url = `http://localhost:${local.hosts[0]!.port}/`;
       const denied = await runCli(['crawl', url, '--data', `${data.path}/named`, ...FAST, '--deny-private'], { timeoutMs: 15_000 });
-      assert.equal(denied.code, 0, denied.stderr);
+      assert.equal(denied.code, 5, denied.stderr);
       assert.equal(local.total, 0, 'a request reached the loopback server');
       // The same crawl without --deny-private reaches it: the name does lead there.
       const allowed = await runCli(['crawl', url, '--data', `${data.path}/named-allowed`, ...FAST], { timeoutMs: 15_000 });

@@ -27,7 +27,7 @@ describe('Layout: where everything lives (docs/protocol.md)', () => {
   });
 
   test('top-level directories', () => {
-    assert.deepEqual(Object.keys(DIRS).sort(), ['errs', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
+    assert.deepEqual(Object.keys(DIRS).sort(), ['errs', 'files', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
     for (const name of Object.keys(DIRS) as (keyof typeof DIRS)[]) assert.equal(layout.dir(name), join(root, name));
     assert.ok(Object.isFrozen(DIRS));
   });
@@ -84,5 +84,14 @@ describe('tempName and tempOwner', () => {
       '',
     ];
     for (const name of notTemp) assert.equal(tempOwner(name), undefined, name);
+  });
+});
+
+describe('Layout: kept files (--keep)', () => {
+  test('files/<host>/<key>.<ext>, cited relative in links records', () => {
+    const layout = new Layout('/data');
+    const key = 'a'.repeat(56);
+    assert.equal(layout.file('example.com', key, 'pdf'), `/data/files/example.com/${key}.pdf`);
+    assert.equal(layout.relativeFile('example.com', key, 'pdf'), `files/example.com/${key}.pdf`);
   });
 });
