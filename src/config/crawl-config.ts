@@ -89,6 +89,10 @@ export interface CrawlConfig {
    * --max-depth already bounds. Infinity (the default): no bound.
    */
   readonly maxPagesPerPattern: number;
+  /** Write WARC files of every fetch under warc/ (docs/warc.md). */
+  readonly warc: boolean;
+  /** A WARC file is closed and a new one started before it would pass this size, bytes. */
+  readonly warcMaxSize: number;
 }
 
 /** Defaults of a polite crawler; the CLI documents each (docs/options.md). */
@@ -118,4 +122,6 @@ export const DEFAULTS = Object.freeze({
   maxRepeatedSegments: 3,
   maxPagesPerPattern: Infinity,
   partition: 'host' as Partition,
+  warc: false,
+  warcMaxSize: 1024 * 1024 * 1024,
 });

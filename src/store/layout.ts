@@ -12,6 +12,7 @@ export const DIRS = Object.freeze({
   hosts: 'hosts',
   nodes: 'nodes',
   robots: 'robots',
+  warc: 'warc',
 });
 
 /** Written when a data directory is created; its absence later means the mount is gone. */

@@ -1,0 +1,65 @@
+import { getSurt } from 'warcio';
+
+/** What a CDXJ line says about one response record (pywb's CDXJ fields). */
+export interface CdxEntry {
+  readonly url: string;
+  /** WARC-Date of the record, ISO 8601. */
+  readonly date: string;
+  readonly status: number;
+  /** Media type of the payload (Content-Type without parameters), '-' when none. */
+  readonly mime: string;
+  /** WARC-Payload-Digest. */
+  readonly digest: string;
+  /** Byte offset of the record's gzip member in the WARC file. */
+  readonly offset: number;
+  /** Length of the record's gzip member. */
+  readonly length: number;
+  /** The WARC file's final name (without the `.open` of a file being written). */
+  readonly filename: string;
+}
+
+/** The 14-digit timestamp (yyyyMMddHHmmss, UTC) of CDX indexes. */
+export function cdxTimestamp(isoDate: string): string {
+  return isoDate.replace(/[^0-9]/g, '').slice(0, 14);
+}
+
+/**
+ * One CDXJ line: `SURT timestamp {json}` and a newline, the index format pywb and
+ * ReplayWeb.page read. Lines are written in the order records are; `LC_ALL=C sort` makes the
+ * sorted index a replay tool's binary search wants.
+ */
+export function cdxjLine(e: CdxEntry): string {
+  let key: string;
+  try {
+    key = getSurt(e.url);
+  } catch {
+    key = e.url;
+  }
+  const json = {
+    url: e.url,
+    // No Content-Type, no mime field (as warcio's indexer writes it).
+    ...(e.mime === '-' ? {} : { mime: e.mime }),
+    status: String(e.status),
+    // As warcio's and pywb's indexers write it: the digest without its algorithm prefix.
+    digest: e.digest.replace(/^[a-z0-9-]+:/i, ''),
+    length: String(e.length),
+    offset: String(e.offset),
+    filename: e.filename,
+  };
+  return `${key} ${cdxTimestamp(e.date)} ${JSON.stringify(json)}\n`;
+}
+
+/** The fields of a CDXJ line, or undefined when the line is not one (a torn last line). */
+export function parseCdxjLine(line: string): { offset: number; length: number; url: string; status: number } | undefined {
+  const brace = line.indexOf('{');
+  if (brace < 0) return undefined;
+  try {
+    const j = JSON.parse(line.slice(brace)) as Record<string, string>;
+    const offset = Number(j.offset);
+    const length = Number(j.length);
+    if (!Number.isInteger(offset) || !Number.isInteger(length) || typeof j.url !== 'string') return undefined;
+    return { offset, length, url: j.url, status: Number(j.status) };
+  } catch {
+    return undefined;
+  }
+}
