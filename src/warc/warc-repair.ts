@@ -58,8 +58,8 @@ export async function writerOf(path: string): Promise<WarcWriterInfo | undefined
 }
 
 /**
- * Closes a WARC file whose writer is dead (docs/warc.md): keeps every complete record, cuts
- * the torn last one off, writes its CDXJ index again from the records themselves (so no line
+ * Closes a WARC file whose writer is dead (docs/warc.md): keeps every complete exchange
+ * (a response and the request record written after it), cuts the torn rest off, writes its CDXJ index again from the records themselves (so no line
  * points past the end), and renames `X.warc.gz.open` to `X.warc.gz`. Safe to repeat: two
  * nodes repairing the same file cut it at the same place and write the same index.
  * Returns the records kept and the bytes cut off.
@@ -70,13 +70,25 @@ export async function repairWarc(dir: string, openName: string, nodeId: string):
   const reader = new WarcFileReader(path);
   let lines = '';
   let records = 0;
+  let end = 0;
+  // A response is kept with the request record written right after it, or not at all.
+  let response: { id: string; line: string } | undefined;
   for await (const rec of reader.records()) {
-    records++;
+    const type = rec.headers.get('warc-type');
     const entry = cdxEntryOf(rec, finalName);
-    if (entry !== undefined) lines += cdxjLine(entry);
+    if (type === 'response') {
+      response = { id: rec.headers.get('warc-record-id') ?? '', line: entry === undefined ? '' : cdxjLine(entry) };
+      continue;
+    }
+    if (type === 'request' && response !== undefined && rec.headers.get('warc-concurrent-to') === response.id) {
+      lines += response.line;
+      records++;
+    } else if (entry !== undefined) lines += cdxjLine(entry);
+    response = undefined;
+    records++;
+    end = rec.offset + rec.length;
   }
   const { size } = await stat(path);
-  const end = reader.end;
   if (size > end) await truncate(path, end);
   await writeFileAtomic(join(dir, cdxjNameOf(openName)), lines, { nodeId, fsync: true });
   await rename(path, join(dir, finalName));
