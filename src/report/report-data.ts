@@ -1,8 +1,9 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
+import { readJsonValidated } from '../store/read-whole.js';
 import { asErrsRecord, asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
 import { isKey, urlKey } from '../url/key.js';
 import { KeySet } from '../url/key-set.js';
@@ -77,12 +78,8 @@ async function names(dir: string): Promise<string[]> {
 }
 
 /** A record file, or undefined when it vanished or does not parse (a live directory moves under us). */
-async function readRecord<T>(path: string, check: (v: unknown) => T): Promise<T | undefined> {
-  try {
-    return check(JSON.parse(await readFile(path, 'utf8')));
-  } catch {
-    return undefined;
-  }
+function readRecord<T>(path: string, check: (v: unknown) => T): Promise<T | undefined> {
+  return readJsonValidated(path, check).catch(() => undefined);
 }
 
 /**
