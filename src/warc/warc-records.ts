@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { WARCRecord, WARCSerializer } from 'warcio';
@@ -50,11 +51,28 @@ function mediaTypeOf(raw: readonly string[]): string {
   return '-';
 }
 
-async function build(record: WARCRecord, status: number, mime: string): Promise<BuiltRecord> {
+/**
+ * Sets the record's digests with node:crypto before warcio serializes it (it then skips its
+ * own hashing: hash-wasm instantiates a WebAssembly module per hasher, which cost about 3 ms
+ * of CPU per page on the bench). The block is what warcio writes: the HTTP head as its
+ * `toString()` gives it, CRLF, the payload.
+ */
+function setDigests(record: WARCRecord, payload: Buffer): void {
+  const head = Buffer.from(`${record.httpHeaders!.toString()}\r\n`);
+  const block = createHash('sha256').update(head).update(payload).digest('hex');
+  record.warcHeaders.headers.set('WARC-Payload-Digest', `sha256:${createHash('sha256').update(payload).digest('hex')}`);
+  record.warcHeaders.headers.set('WARC-Block-Digest', `sha256:${block}`);
+}
+
+/** Level 1: half the CPU of zlib's default (6) for files about 9% larger (bench site pages). */
+const GZIP = { level: 1 };
+
+async function build(record: WARCRecord, status: number, mime: string, payload?: Buffer): Promise<BuiltRecord> {
+  if (payload !== undefined) setDigests(record, payload);
   const plain = await WARCSerializer.serialize(record, SERIALIZE);
   const h = record.warcHeaders.headers;
   return {
-    bytes: await gzip(plain),
+    bytes: await gzip(plain, GZIP),
     id: h.get('WARC-Record-ID') ?? '',
     type: h.get('WARC-Type') ?? '',
     url: h.get('WARC-Target-URI') ?? '',
@@ -87,7 +105,7 @@ export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, Built
     },
     [payload],
   );
-  const builtResponse = await build(response, ex.status, mediaTypeOf(ex.rawHeaders));
+  const builtResponse = await build(response, ex.status, mediaTypeOf(ex.rawHeaders), payload);
   const u = new URL(ex.url);
   const request = WARCRecord.create(
     {
@@ -102,7 +120,7 @@ export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, Built
     },
     [],
   );
-  return [builtResponse, await build(request, 0, '-')];
+  return [builtResponse, await build(request, 0, '-', Buffer.alloc(0))];
 }
 
 /** The warcinfo record that opens each file: what wrote it, and where (for repair). */

@@ -143,7 +143,7 @@ describe('crawl --warc killed with SIGKILL', { timeout: 120_000 }, () => {
     assert.ok(name !== undefined, 'the killed node left its file open');
     // Whatever the kill left, every complete record reads and the index points inside the file.
     const before = await checkWarcDir(warcDir, { allowOpen: true, allowTail: true });
-    assert.ok(before.responses.length > 30);
+    assert.ok(before.responses.length >= 30, `${before.responses.length} responses`);
     // A torn last record, as a kill in the middle of a write leaves it.
     const torn = gzipSync(Buffer.from(`WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(5000)}`));
     await appendFile(join(warcDir, name), torn.subarray(0, Math.floor(torn.length / 2)));
