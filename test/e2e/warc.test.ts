@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { appendFile, readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -11,6 +13,8 @@ import { BIN, FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { listFiles, readJson } from '../support/data-files.js';
 import { startTestSite } from '../support/test-site.js';
 import { checkWarcDir, parseWarcFile, responsePairs } from '../support/warc-check.js';
+
+const execFileAsync = promisify(execFile);
 
 /** `url status` of every links record and of every errs record that has a status. */
 async function recordPairs(data: string): Promise<{ pairs: Set<string>; links: LinksRecord[] }> {
@@ -84,6 +88,38 @@ describe('crawl --warc', () => {
       };
       const lines = (t: string): string[] => t.split('\n').filter((l) => l !== '').map(key).sort();
       assert.deepEqual(lines(ours), lines(theirs));
+    }
+  });
+
+  test("Debian's wget --warc-file on the same site: the same URLs with the same statuses, but for known differences", async (t) => {
+    if (!existsSync('/usr/bin/wget')) return t.skip('/usr/bin/wget is not installed (.ci/run installs it)');
+    const work = await tempDir();
+    try {
+      // Exit code 8: some answers were errors (the 404s), as expected.
+      const code = await execFileAsync('/usr/bin/wget', ['--recursive', '--level=inf', '--quiet', '--warc-file=site', '--no-warc-keep-log', '--delete-after', '--no-directories', site.url(0, '/'), site.url(1, '/')], { cwd: work.path }).then(
+        () => 0,
+        (err: { code?: number }) => err.code,
+      );
+      assert.ok(code === 0 || code === 8, `wget exited with ${code}`);
+      const theirs = new Set(
+        parseWarcFile(await readFile(join(work.path, 'site.warc.gz')))
+          .records.filter((r) => r.headers.get('warc-type') === 'response')
+          .map((r) => `${r.headers.get('warc-target-uri')!.replace(/^<|>$/g, '')} ${r.http!.firstLine.split(' ')[1]}`),
+      );
+      const ours = responsePairs(await checkWarcDir(join(data.path, 'warc')));
+      const h0 = (p: string): string => site.url(0, p);
+      // What differs, and why: each is a choice of mountcrawl's (docs/url-keys.md, docs/errors.md) or a limit of wget's.
+      assert.deepEqual([...theirs].filter((p) => !ours.has(p)).map((p) => p.slice(0, 60)).sort(), [
+        `${h0('/%93%FA%96%7B%8C%EA.html')} 404`, // wget ignores <meta charset="Shift_JIS">: it escapes the raw bytes
+        `${h0('/a.html?sid=12345')} 404`, // mountcrawl strips session parameters
+        `${h0('/very-long?q=')}${'x'.repeat(60 - h0('/very-long?q=').length)}`, // longer than --max-url-length
+      ]);
+      assert.deepEqual([...ours].filter((p) => !theirs.has(p)).sort(), [
+        `${h0('/%E6%97%A5%E6%9C%AC%E8%AA%9E.html')} 200`, // the Shift_JIS link, decoded and UTF-8 escaped
+        `${h0('/from-gzip.html')} 200`, // wget does not read links in a gzip-encoded page
+      ]);
+    } finally {
+      await work.cleanup();
     }
   });
 

@@ -34,7 +34,7 @@ export function parseRecord(data: Buffer, offset: number, length: number): Parse
   const headEnd = data.indexOf('\r\n\r\n');
   if (headEnd < 0) return undefined;
   const lines = data.subarray(0, headEnd).toString('utf8').split('\r\n');
-  if (lines[0] !== 'WARC/1.1') return undefined;
+  if (lines[0] !== 'WARC/1.1' && lines[0] !== 'WARC/1.0') return undefined;
   const headers = new Map(parseFields(lines.slice(1).join('\r\n')).map(([k, v]) => [k.toLowerCase(), v] as [string, string]));
   const n = Number(headers.get('content-length'));
   const block = data.subarray(headEnd + 4, headEnd + 4 + n);
