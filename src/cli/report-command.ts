@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { ExitCode, FatalError, describeError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { collectReport } from '../report/report-data.js';
 import { renderReport } from '../report/report-html.js';
@@ -23,7 +24,11 @@ export async function reportCommand(
     return 0;
   }
   const file = resolve(options.out ?? DEFAULT_REPORT_FILE);
-  await writeFileAtomic(file, text, { nodeId: 'report', fsync: false });
+  try {
+    await writeFileAtomic(file, text, { nodeId: 'report', fsync: false });
+  } catch (err) {
+    throw new FatalError('REPORT_NOT_WRITTEN', `cannot write ${file}: ${describeError(err)}`, ExitCode.USAGE);
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
     `mountcrawl: report ${file}: ${report.totals.pages} pages, ${report.totals.errors} errors, ${report.totals.hosts} hosts (${seconds} s)\n`,

@@ -178,10 +178,10 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
   trimRows(rows);
   t.distinctLinks = distinct.size;
   t.seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
-  for (const name of await names(layout.dir('warc'))) {
+  for (const name of await names(layout.warc())) {
     if (!/\.warc\.gz(\.open)?$/.test(name)) continue;
     t.warcFiles++;
-    t.warcBytes += await stat(`${layout.dir('warc')}/${name}`).then((s) => s.size, () => 0);
+    t.warcBytes += await stat(`${layout.warc()}/${name}`).then((s) => s.size, () => 0);
   }
   const nodes: ReportData['nodes'] = (await readNodes(layout)).map((n) => ({
     id: n.id,

@@ -48,18 +48,3 @@ export function cdxjLine(e: CdxEntry): string {
   };
   return `${key} ${cdxTimestamp(e.date)} ${JSON.stringify(json)}\n`;
 }
-
-/** The fields of a CDXJ line, or undefined when the line is not one (a torn last line). */
-export function parseCdxjLine(line: string): { offset: number; length: number; url: string; status: number } | undefined {
-  const brace = line.indexOf('{');
-  if (brace < 0) return undefined;
-  try {
-    const j = JSON.parse(line.slice(brace)) as Record<string, string>;
-    const offset = Number(j.offset);
-    const length = Number(j.length);
-    if (!Number.isInteger(offset) || !Number.isInteger(length) || typeof j.url !== 'string') return undefined;
-    return { offset, length, url: j.url, status: Number(j.status) };
-  } catch {
-    return undefined;
-  }
-}

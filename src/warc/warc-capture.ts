@@ -72,7 +72,7 @@ export class WarcCapture implements CaptureSink {
   static forNode(config: CrawlConfig, clock: Clock, log: Logger): WarcCapture {
     return new WarcCapture(
       {
-        dir: new Layout(config.dataDir).dir('warc'),
+        dir: new Layout(config.dataDir).warc(),
         nodeId: config.nodeId,
         maxSize: config.warcMaxSize,
         software: 'mountcrawl (https://www.npmjs.com/package/mountcrawl)',

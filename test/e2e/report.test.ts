@@ -154,6 +154,18 @@ describe('mountcrawl report', { timeout: 180_000 }, () => {
     if (skip) t.skip(skip);
   });
 
+  test('bad input: one clear line and an exit code, no stack trace', async () => {
+    const missing = await runCli(['report', '--data', join(tmp.path, 'no-such-dir')]);
+    assert.equal(missing.code, 3);
+    assert.match(missing.stderr, /^mountcrawl: NO_DATA_DIR: /);
+    const seeded = await runCli(['seed', site.url(0, '/'), '--data', join(tmp.path, 'seeded')]);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const unwritable = await runCli(['report', '--data', join(tmp.path, 'seeded'), '--out', join(tmp.path, 'no-dir', 'r.html')]);
+    assert.equal(unwritable.code, 2);
+    assert.match(unwritable.stderr, /^mountcrawl: REPORT_NOT_WRITTEN: cannot write .*r\.html: /);
+    assert.doesNotMatch(unwritable.stderr, /\n\s+at /);
+  });
+
   test('a data directory being written by a running crawl gives a report', async (t) => {
     const data = join(tmp.path, 'live');
     const child = spawnCli(['crawl', ...gen.hosts.map((h) => `${h.origin}/`), '--data', data, '--per-host', '1', ...FAST, '--delay', '20']);
