@@ -1,8 +1,8 @@
-import { getSurt } from 'warcio';
-
 /** What a CDXJ line says about one response record (pywb's CDXJ fields). */
 export interface CdxEntry {
   readonly url: string;
+  /** The URL's SURT form (warcio's getSurt), the key the index is sorted by. */
+  readonly surt: string;
   /** WARC-Date of the record, ISO 8601. */
   readonly date: string;
   readonly status: number;
@@ -18,6 +18,15 @@ export interface CdxEntry {
   readonly filename: string;
 }
 
+/** The SURT key of a URL (the URL itself when warcio cannot make one). */
+export function surtOf(getSurt: (url: string) => string, url: string): string {
+  try {
+    return getSurt(url);
+  } catch {
+    return url;
+  }
+}
+
 /** The 14-digit timestamp (yyyyMMddHHmmss, UTC) of CDX indexes. */
 export function cdxTimestamp(isoDate: string): string {
   return isoDate.replace(/[^0-9]/g, '').slice(0, 14);
@@ -29,12 +38,6 @@ export function cdxTimestamp(isoDate: string): string {
  * sorted index a replay tool's binary search wants.
  */
 export function cdxjLine(e: CdxEntry): string {
-  let key: string;
-  try {
-    key = getSurt(e.url);
-  } catch {
-    key = e.url;
-  }
   const json = {
     url: e.url,
     // No Content-Type, no mime field (as warcio's indexer writes it).
@@ -46,5 +49,5 @@ export function cdxjLine(e: CdxEntry): string {
     offset: String(e.offset),
     filename: e.filename,
   };
-  return `${key} ${cdxTimestamp(e.date)} ${JSON.stringify(json)}\n`;
+  return `${e.surt} ${cdxTimestamp(e.date)} ${JSON.stringify(json)}\n`;
 }

@@ -138,6 +138,7 @@ export class WarcCapture implements CaptureSink {
       if (r.type === 'response') {
         f.cdxPending += cdxjLine({
           url: r.url,
+          surt: r.surt,
           date: r.date,
           status: r.status,
           mime: r.mime,

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { WARCRecord, WARCSerializer } from 'warcio';
+import type { WARCRecord } from 'warcio';
+import { surtOf } from './cdxj.js';
+import { loadWarcio } from './warcio.js';
 import type { Exchange } from './exchange.js';
 
 const gzip = promisify(zlib.gzip);
@@ -17,6 +19,8 @@ export interface BuiltRecord {
   readonly payloadDigest: string;
   readonly status: number;
   readonly mime: string;
+  /** SURT of the URL, for the index. */
+  readonly surt: string;
 }
 
 /** Digests as warcio writes them by default (and pywb, Browsertrix): SHA-256, hex. */
@@ -69,6 +73,7 @@ const GZIP = { level: 1 };
 
 async function build(record: WARCRecord, status: number, mime: string, payload?: Buffer): Promise<BuiltRecord> {
   if (payload !== undefined) setDigests(record, payload);
+  const { WARCSerializer, getSurt } = await loadWarcio();
   const plain = await WARCSerializer.serialize(record, SERIALIZE);
   const h = record.warcHeaders.headers;
   return {
@@ -80,6 +85,7 @@ async function build(record: WARCRecord, status: number, mime: string, payload?:
     payloadDigest: h.get('WARC-Payload-Digest') ?? '',
     status,
     mime,
+    surt: surtOf(getSurt, h.get('WARC-Target-URI') ?? ''),
   };
 }
 
@@ -89,6 +95,7 @@ async function build(record: WARCRecord, status: number, mime: string, payload?:
  * any response; a body cut short says `WARC-Truncated: length`.
  */
 export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, BuiltRecord]> {
+  const { WARCRecord } = await loadWarcio();
   const date = new Date(ex.startedMs).toISOString();
   const payload = ex.body ?? Buffer.alloc(0);
   const statusline = `HTTP/1.1 ${ex.status} ${ex.statusText}`.trimEnd();
@@ -125,6 +132,7 @@ export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, Built
 
 /** The warcinfo record that opens each file: what wrote it, and where (for repair). */
 export async function warcinfoRecord(filename: string, info: Record<string, string>, dateMs: number): Promise<BuiltRecord> {
+  const { WARCRecord } = await loadWarcio();
   const record = WARCRecord.createWARCInfo(
     { filename, warcVersion: 'WARC/1.1', date: new Date(dateMs).toISOString(), type: 'warcinfo' },
     info,

@@ -1,7 +1,8 @@
 import { readdir, rename, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { cdxjLine, type CdxEntry } from './cdxj.js';
+import { cdxjLine, surtOf, type CdxEntry } from './cdxj.js';
+import { loadWarcio } from './warcio.js';
 import { WarcFileReader, httpHead } from './warc-file-reader.js';
 
 /** Suffix of a WARC file still being written. */
@@ -21,12 +22,18 @@ export function cdxjNameOf(warcName: string): string {
 }
 
 /** The CDX entry of a response (or revisit) record, undefined for other records. */
-export function cdxEntryOf(rec: { offset: number; length: number; headers: ReadonlyMap<string, string>; block: Buffer }, filename: string): CdxEntry | undefined {
+export function cdxEntryOf(
+  rec: { offset: number; length: number; headers: ReadonlyMap<string, string>; block: Buffer },
+  filename: string,
+  getSurt: (url: string) => string,
+): CdxEntry | undefined {
   const type = rec.headers.get('warc-type');
   if (type !== 'response' && type !== 'revisit') return undefined;
   const { status, mime } = httpHead(rec.block);
+  const url = rec.headers.get('warc-target-uri') ?? '';
   return {
-    url: rec.headers.get('warc-target-uri') ?? '',
+    url,
+    surt: surtOf(getSurt, url),
     date: rec.headers.get('warc-date') ?? '',
     status,
     mime: type === 'revisit' ? 'warc/revisit' : mime,
@@ -67,6 +74,7 @@ export async function writerOf(path: string): Promise<WarcWriterInfo | undefined
 export async function repairWarc(dir: string, openName: string, nodeId: string): Promise<{ records: number; cut: number; size: number }> {
   const path = join(dir, openName);
   const finalName = openName.slice(0, -OPEN_SUFFIX.length);
+  const { getSurt } = await loadWarcio();
   const reader = new WarcFileReader(path);
   let lines = '';
   let records = 0;
@@ -75,7 +83,7 @@ export async function repairWarc(dir: string, openName: string, nodeId: string):
   let response: { id: string; line: string } | undefined;
   for await (const rec of reader.records()) {
     const type = rec.headers.get('warc-type');
-    const entry = cdxEntryOf(rec, finalName);
+    const entry = cdxEntryOf(rec, finalName, getSurt);
     if (type === 'response') {
       response = { id: rec.headers.get('warc-record-id') ?? '', line: entry === undefined ? '' : cdxjLine(entry) };
       continue;
