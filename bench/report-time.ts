@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildErrsRecord, buildLinksRecord } from '../src/crawl/build-records.js';
+import { buildErrsRecord, buildLinksRecord } from '../src/commit/build-records.js';
 import type { Target } from '../src/crawl/fetch-page.js';
 import { FetchFailure } from '../src/errors.js';
 import type { FetchedResponse } from '../src/fetch/fetcher.js';

@@ -6,6 +6,7 @@ import { FetchFailure } from '../errors.js';
 import { isPrivateAddress, publicOnlyLookup } from './address-policy.js';
 import { classifyFetchError } from './classify-error.js';
 import { readBody } from './read-body.js';
+import { headerValue } from './header-value.js';
 import { headersFromRaw, readSideBody, type CaptureSink } from '../warc/exchange.js';
 
 /** The part of the configuration the fetcher needs. */
@@ -55,11 +56,6 @@ const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 /** True for a media type whose body is read and parsed for links. */
 export function isHtmlType(mediaType: string | null): boolean {
   return mediaType === null || HTML_TYPES.has(mediaType);
-}
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 /**
@@ -131,18 +127,18 @@ export class Fetcher {
       // With a capture, undici hands the header lines as received; the crawler gets the usual object.
       const rawHeaders = capture === undefined ? undefined : (res.headers as unknown as string[]);
       const resHeaders = rawHeaders === undefined ? res.headers : headersFromRaw(rawHeaders);
-      const contentType = header(resHeaders, 'content-type') ?? null;
+      const contentType = headerValue(resHeaders, 'content-type') ?? null;
       const mediaType = contentType === null ? null : contentType.split(';')[0]!.trim().toLowerCase();
       let body: Buffer | null = null;
       let truncated = false;
       let side: { body: Buffer; truncated: boolean } | undefined;
       if (res.statusCode >= 200 && res.statusCode < 300 && (options.anyType || isHtmlType(mediaType))) {
         const cap = options.maxBytes ?? this.#options.maxBytes;
-        const read = await readBody(res.body, header(resHeaders, 'content-encoding'), cap);
+        const read = await readBody(res.body, headerValue(resHeaders, 'content-encoding'), cap);
         body = read.body;
         truncated = read.truncated;
       } else if (capture !== undefined) {
-        side = await readSideBody(res.body, header(resHeaders, 'content-encoding'));
+        side = await readSideBody(res.body, headerValue(resHeaders, 'content-encoding'));
       } else {
         // Small error pages are drained so the connection can be reused; big ones close it.
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
