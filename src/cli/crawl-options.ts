@@ -69,6 +69,8 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--insecure', 'accept invalid TLS certificates')
     .option('--deny-private', 'refuse private, loopback and link-local addresses (after DNS)')
     .option('--fsync', 'fsync every file before it is renamed into place')
+    .option('--warc', 'also write every request and response to WARC files under warc/ (docs/warc.md)')
+    .option('--warc-max-size <size>', 'start a new WARC file before one passes this size', '1GiB')
     .option('--watch', 'keep polling for new seeds and links instead of exiting when done')
     .option('--partition <by>', 'share work out by host (politeness per cluster) or url', d.partition)
     .option('--processes <n>', 'start N nodes on this machine under one supervisor', '1')
@@ -150,6 +152,8 @@ export function buildCrawlConfig(
     insecure: o.insecure === true,
     denyPrivate: o.denyPrivate === true,
     fsync: o.fsync === true,
+    warc: o.warc === true,
+    warcMaxSize: parseSize('--warc-max-size', str('warcMaxSize')),
     watch: o.watch === true,
     partition: parseChoice<Partition>('--partition', str('partition'), ['host', 'url']),
     heartbeatMs,

@@ -95,6 +95,14 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       result.code = await exportCommand(resolveDataDir(opts.data, process.env), { errors: opts.errors === true, hosts: opts.host ?? [] }, streamSink(process.stdout));
     });
 
+  dataDirOption(program.command('report').description('write one self-contained HTML report of a data directory (or --json)'))
+    .option('--out <file>', 'where to write it (default: mountcrawl-report.html; with --json: stdout)')
+    .option('--json', 'the same numbers as JSON')
+    .action(async (opts: { data?: string; out?: string; json?: boolean }) => {
+      const { reportCommand } = await import('./report-command.js');
+      result.code = await reportCommand(resolveDataDir(opts.data, process.env), { out: opts.out, json: opts.json === true }, out);
+    });
+
   dataDirOption(program.command('demo').description('start a small web site on loopback and crawl it with several nodes'))
     .option('--processes <n>', 'nodes to start', '3')
     .option('--hosts <n>', 'hosts of the demo site', '8')

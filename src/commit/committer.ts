@@ -33,6 +33,8 @@ export interface CommitterDeps {
   readonly hooks: Hooks | undefined;
   /** Called after every page stored (the mount works). */
   readonly onStored: () => void;
+  /** --warc: what was fetched is written to the WARC files before it is committed. */
+  readonly warc?: { flush(): Promise<void> } | undefined;
 }
 
 /**
@@ -50,6 +52,7 @@ export class Committer {
 
   /** Writes an outcome. Throws what the file system throws (the URL is then not done). */
   async commit(host: HostState, outcome: PageOutcome): Promise<void> {
+    if (outcome.requests > 0) await this.#d.warc?.flush();
     this.#d.stats.cut.tooLong += outcome.tooLong;
     for (const c of outcome.commits) {
       if (c.type === 'page') await this.#page(host, c);

@@ -99,6 +99,10 @@ export interface CrawlConfig {
   readonly proxy?: { readonly http?: string; readonly https?: string; readonly noProxy?: string };
   /** Leave out links marked rel="nofollow" (default: follow them). */
   readonly obeyRelNofollow?: boolean;
+  /** Write WARC files of every fetch under warc/ (docs/warc.md). */
+  readonly warc: boolean;
+  /** A WARC file is closed and a new one started before it would pass this size, bytes. */
+  readonly warcMaxSize: number;
 }
 
 /** Defaults of a polite crawler; the CLI documents each (docs/options.md). */
@@ -128,4 +132,6 @@ export const DEFAULTS = Object.freeze({
   maxRepeatedSegments: 3,
   maxPagesPerPattern: Infinity,
   partition: 'host' as Partition,
+  warc: false,
+  warcMaxSize: 1024 * 1024 * 1024,
 });

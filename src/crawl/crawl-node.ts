@@ -9,6 +9,7 @@ import { ScopeFilter } from '../frontier/scope.js';
 import type { Logger } from '../progress/logger.js';
 import { CrawlStats } from '../progress/stats.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
+import { WarcCapture } from '../warc/warc-capture.js';
 import type { Hooks } from '../hooks/hooks.js';
 import { Heartbeat } from './heartbeat.js';
 import { assembleNode, type Parts } from './node-parts.js';
@@ -57,6 +58,7 @@ export class CrawlNode {
   readonly #scope: ScopeFilter;
   readonly #ownership: Ownership;
   readonly #hooks: Hooks | undefined;
+  readonly #warc: WarcCapture | undefined;
   #p: Parts | undefined;
   #stopping: RunResult | undefined;
   #needFullReseed = false;
@@ -68,7 +70,8 @@ export class CrawlNode {
     this.#clock = deps.clock;
     this.#log = deps.logger;
     this.stats = deps.stats ?? new CrawlStats(() => deps.clock.monotonic());
-    this.#fetcher = new Fetcher(config, { clock: deps.clock, ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}) });
+    this.#warc = config.warc ? WarcCapture.forNode(config, deps.clock, deps.logger) : undefined;
+    this.#fetcher = new Fetcher(config, { clock: deps.clock, capture: this.#warc, ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}) });
     this.#scope = new ScopeFilter(config.scope, config.include, config.exclude);
     this.#ownership = new Ownership(config.nodeId, config.partition);
     this.#hooks = deps.hooks;
@@ -128,6 +131,7 @@ export class CrawlNode {
       scope: this.#scope,
       ownership: this.#ownership,
       hooks: this.#hooks,
+      warc: this.#warc,
       control: {
         mayStart: () => this.#mayStart(),
         fenced: () => this.#fenced(),
@@ -341,6 +345,7 @@ export class CrawlNode {
     await p.requests.drain(2_000);
     await this.#heartbeat!.close();
     p.frontier.close();
+    await this.#warc?.close().catch((err) => this.#log.warn(`warc: the last file was not closed (the next run closes it): ${describeError(err)}`));
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
     for (const dir of [...p.leases.held()]) await p.leases.release(dir).catch(() => undefined);
     await p.membership.leave().catch(() => undefined);

@@ -63,6 +63,8 @@ export interface NodeEnv {
   readonly ownership: Ownership;
   readonly hooks: Hooks | undefined;
   readonly control: NodeControl;
+  /** --warc: the WARC capture the committer flushes. */
+  readonly warc?: { flush(): Promise<void> } | undefined;
 }
 
 /**
@@ -129,6 +131,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     normalize,
     hooks: env.hooks,
     onStored: () => guard.stored(),
+    warc: env.warc,
   });
   const requests = new RequestRunner({
     config,

@@ -9,6 +9,7 @@ import { isPrivateAddress, publicOnlyLookup } from './address-policy.js';
 import { classifyFetchError } from './classify-error.js';
 import { readBody } from './read-body.js';
 import { headerValue } from './header-value.js';
+import { headersFromRaw, readSideBody, type CaptureSink } from '../warc/exchange.js';
 
 /** The part of the configuration the fetcher needs. */
 export interface FetcherOptions {
@@ -82,10 +83,13 @@ export class Fetcher {
   readonly #clock: Clock;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  /** Gets every exchange that had a response (--warc); the fetcher then also reads error bodies. */
+  readonly #capture: CaptureSink | undefined;
 
-  constructor(options: FetcherOptions, deps: { clock: Clock; dispatcher?: Dispatcher }) {
+  constructor(options: FetcherOptions, deps: { clock: Clock; dispatcher?: Dispatcher; capture?: CaptureSink | undefined }) {
     this.#options = options;
     this.#clock = deps.clock;
+    this.#capture = deps.capture;
     this.#ownsDispatcher = deps.dispatcher === undefined;
     const agentOptions = {
       connections: Math.max(1, options.perHost),
@@ -117,6 +121,8 @@ export class Fetcher {
   async fetch(url: string, options: FetchOptions = {}): Promise<FetchedResponse> {
     const { signal, validators } = options;
     const started = this.#clock.monotonic();
+    const capture = this.#capture;
+    const startedMs = capture === undefined ? 0 : this.#clock.now();
     if (this.#options.denyPrivate) this.#refuseLiteralPrivate(url);
     const deadline = new AbortController();
     let timedOut = false;
@@ -145,24 +151,41 @@ export class Fetcher {
         headers,
         dispatcher: this.#dispatcher,
         signal: deadline.signal,
+        ...(capture === undefined ? {} : { responseHeaders: 'raw' as const }),
       });
-      const contentType = headerValue(res.headers, 'content-type') ?? null;
+      // With a capture, undici hands the header lines as received; the crawler gets the usual object.
+      const rawHeaders = capture === undefined ? undefined : (res.headers as unknown as string[]);
+      const resHeaders = rawHeaders === undefined ? res.headers : headersFromRaw(rawHeaders);
+      const contentType = headerValue(resHeaders, 'content-type') ?? null;
       const mediaType = contentType === null ? null : contentType.split(';')[0]!.trim().toLowerCase();
       let body: Buffer | null = null;
       let truncated = false;
+      let side: { body: Buffer; truncated: boolean } | undefined;
       if (res.statusCode >= 200 && res.statusCode < 300 && (options.anyType || isHtmlType(mediaType) || keeps(this.#options.keepTypes, mediaType))) {
         const cap = options.maxBytes ?? this.#options.maxBytes;
-        const read = await readBody(res.body, headerValue(res.headers, 'content-encoding'), cap);
+        const read = await readBody(res.body, headerValue(resHeaders, 'content-encoding'), cap);
         body = read.body;
         truncated = read.truncated;
+      } else if (capture !== undefined) {
+        side = await readSideBody(res.body, headerValue(resHeaders, 'content-encoding'));
       } else {
         // Small error pages are drained so the connection can be reused; big ones close it.
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       }
+      capture?.capture({
+        url,
+        startedMs,
+        requestHeaders: headers,
+        status: res.statusCode,
+        statusText: res.statusText ?? '',
+        rawHeaders: rawHeaders!,
+        body: side?.body ?? body,
+        truncated: side?.truncated ?? truncated,
+      });
       return {
         url,
         status: res.statusCode,
-        headers: res.headers,
+        headers: resHeaders,
         mediaType,
         contentType,
         body,

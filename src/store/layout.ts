@@ -16,6 +16,9 @@ export const DIRS = Object.freeze({
   files: 'files',
 });
 
+/** With --warc: each node's WARC files (docs/warc.md). Made by the first node that writes one, not with the others. */
+export const WARC_DIR = 'warc';
+
 /** Written when a data directory is created; its absence later means the mount is gone. */
 export const MARKER_FILE = '.mountcrawl';
 
@@ -55,6 +58,10 @@ export class Layout {
 
   node(nodeId: string): string {
     return join(this.root, DIRS.nodes, `${nodeId}.json`);
+  }
+
+  warc(): string {
+    return join(this.root, WARC_DIR);
   }
 
   robots(hostDir: string): string {

@@ -1,0 +1,243 @@
+import { readdir, stat } from 'node:fs/promises';
+import { isDeadLocalProcess } from '../cluster/local-liveness.js';
+import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
+import { openExistingDataDir } from '../store/data-dir.js';
+import type { Layout } from '../store/layout.js';
+import { readJsonValidated } from '../store/read-whole.js';
+import { asErrsRecord, asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
+import { isKey, urlKey } from '../url/key.js';
+import { KeySet } from '../url/key-set.js';
+import { mapLimit } from '../util/map-limit.js';
+import { Timeline, type TimelineData } from './timeline.js';
+
+/** One row of the hosts table. */
+export interface HostRow {
+  readonly host: string;
+  pages: number;
+  bytes: number;
+  errors: number;
+  robotsDisallowed: number;
+  retrying: number;
+  lease: string | null;
+}
+
+/** What `mountcrawl report` shows, and what `report --json` writes. */
+export interface ReportData {
+  readonly data: string;
+  readonly generatedAt: string;
+  readonly totals: {
+    pages: number;
+    htmlPages: number;
+    bytes: number;
+    errors: number;
+    errorsFinal: number;
+    retrying: number;
+    robotsDisallowed: number;
+    hosts: number;
+    linksFound: number;
+    distinctLinks: number;
+    seeds: number;
+    unreadable: number;
+    warcFiles: number;
+    warcBytes: number;
+  };
+  readonly timeline: TimelineData;
+  /** Responses by HTTP status; `none` for failures without an answer (timeouts, DNS ...). */
+  readonly status: Record<string, number>;
+  readonly contentTypes: Record<string, number>;
+  /** Pages by depth: index = hops from a seed. */
+  readonly depth: number[];
+  readonly errors: { code: string; count: number; final: number; examples: { url: string; message: string }[] }[];
+  /** The busiest hosts (by pages), at most MAX_HOST_ROWS; `totals.hosts` counts them all. */
+  readonly hosts: HostRow[];
+  readonly nodes: {
+    id: string;
+    state: string;
+    hostname: string;
+    updatedAt: string;
+    rate: number;
+    /** Pages in links records written by this node. */
+    pages: number;
+    /** false: a process of this machine that no longer runs; null: unknown from here. */
+    alive: boolean | null;
+  }[];
+}
+
+const MAX_HOST_ROWS = 5_000;
+const EXAMPLES = 5;
+const CONTENT_TYPES = 12;
+/** Files read at once: enough to keep a network mount busy, few enough for the fd limit. */
+const PARALLEL_READS = 64;
+
+async function names(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => !n.startsWith('.'));
+  } catch {
+    return [];
+  }
+}
+
+/** A record file, or undefined when it vanished or does not parse (a live directory moves under us). */
+function readRecord<T>(path: string, check: (v: unknown) => T): Promise<T | undefined> {
+  return readJsonValidated(path, check).catch(() => undefined);
+}
+
+/**
+ * Reads a data directory, finished or being written, into the numbers of a report. Streams:
+ * each record is read, counted and dropped, so memory grows with the number of hosts (one row
+ * each), the distinct links (8 bytes each) and the length of the crawl (timeline buckets, a
+ * bounded number), not with the pages.
+ */
+export async function collectReport(dataDir: string, nowMs: number = Date.now()): Promise<ReportData> {
+  const layout = await openExistingDataDir(dataDir);
+  const timeline = new Timeline();
+  const status: Record<string, number> = {};
+  const types = new Map<string, number>();
+  const depth: number[] = [];
+  const errorCodes = new Map<string, { count: number; final: number; examples: { url: string; message: string }[] }>();
+  const distinct = new KeySet();
+  const pagesByNode = new Map<string, number>();
+  const t = {
+    pages: 0,
+    htmlPages: 0,
+    bytes: 0,
+    errors: 0,
+    errorsFinal: 0,
+    retrying: 0,
+    robotsDisallowed: 0,
+    hosts: 0,
+    linksFound: 0,
+    distinctLinks: 0,
+    seeds: 0,
+    unreadable: 0,
+    warcFiles: 0,
+    warcBytes: 0,
+  };
+  const leases = await readLeases(layout);
+  const rows: HostRow[] = [];
+
+  const page = (r: LinksRecord, row: HostRow): void => {
+    t.pages++;
+    row.pages++;
+    row.bytes += r.bytes ?? 0;
+    t.bytes += r.bytes ?? 0;
+    if (r.html) t.htmlPages++;
+    status[String(r.status)] = (status[String(r.status)] ?? 0) + 1;
+    const type = (r.contentType ?? '').split(';')[0]!.trim().toLowerCase() || '(none)';
+    types.set(type, (types.get(type) ?? 0) + 1);
+    depth[r.depth] = (depth[r.depth] ?? 0) + 1;
+    t.linksFound += r.links.length;
+    for (const link of r.links) distinct.add(urlKey(link));
+    pagesByNode.set(r.node, (pagesByNode.get(r.node) ?? 0) + 1);
+    timeline.add(Date.parse(r.fetchedAt), 'pages', 1);
+    timeline.add(Date.parse(r.fetchedAt), 'links', r.links.length);
+  };
+  const error = (r: ErrsRecord, row: HostRow): void => {
+    t.errors++;
+    row.errors++;
+    if (r.final) t.errorsFinal++;
+    else {
+      t.retrying++;
+      row.retrying++;
+    }
+    if (r.code === 'ROBOTS_DISALLOWED') {
+      t.robotsDisallowed++;
+      row.robotsDisallowed++;
+    }
+    const s = r.status === undefined ? 'none' : String(r.status);
+    if (r.code !== 'ROBOTS_DISALLOWED') status[s] = (status[s] ?? 0) + 1;
+    let c = errorCodes.get(r.code);
+    if (c === undefined) errorCodes.set(r.code, (c = { count: 0, final: 0, examples: [] }));
+    c.count++;
+    if (r.final) c.final++;
+    if (c.examples.length < EXAMPLES) c.examples.push({ url: r.url, message: r.message });
+    timeline.add(Date.parse(r.lastAt), 'errors', 1);
+  };
+
+  const hostNames = [...new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))])].sort();
+  for (const host of hostNames) {
+    const row: HostRow = { host, pages: 0, bytes: 0, errors: 0, robotsDisallowed: 0, retrying: 0, lease: leases.get(host) ?? null };
+    const done = new KeySet();
+    const links = (await names(layout.hostDir('links', host))).filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
+    await mapLimit(links, PARALLEL_READS, async (name) => {
+      const r = await readRecord(layout.links(host, name.slice(0, -5)), asLinksRecord);
+      if (r === undefined) return void t.unreadable++;
+      done.add(name.slice(0, -5));
+      page(r, row);
+    });
+    const errs = (await names(layout.hostDir('errs', host))).filter((n) => n.endsWith('.json') && !done.has(n.slice(0, -5)));
+    await mapLimit(errs, PARALLEL_READS, async (name) => {
+      const r = await readRecord(layout.errs(host, name.slice(0, -5)), asErrsRecord);
+      if (r !== undefined) error(r, row);
+    });
+    t.hosts++;
+    rows.push(row);
+    // Keep the busiest hosts only, so that a crawl of a million hosts still makes a page.
+    if (rows.length >= 2 * MAX_HOST_ROWS) trimRows(rows);
+  }
+  trimRows(rows);
+  t.distinctLinks = distinct.size;
+  t.seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
+  for (const name of await names(layout.warc())) {
+    if (!/\.warc\.gz(\.open)?$/.test(name)) continue;
+    t.warcFiles++;
+    t.warcBytes += await stat(`${layout.warc()}/${name}`).then((s) => s.size, () => 0);
+  }
+  const nodes: ReportData['nodes'] = (await readNodes(layout)).map((n) => ({
+    id: n.id,
+    state: n.state,
+    hostname: n.hostname,
+    updatedAt: n.updatedAt,
+    rate: n.rate,
+    pages: pagesByNode.get(n.id) ?? 0,
+    alive: isDeadLocalProcess(n) ? false : null,
+  }));
+  for (const [id, pages] of pagesByNode) {
+    if (!nodes.some((n) => n.id === id)) // No heartbeat record: the node exited (or its record was lost with the mount).
+      nodes.push({ id, state: 'exited', hostname: '', updatedAt: '', rate: 0, pages, alive: null });
+  }
+  nodes.sort((a, b) => b.pages - a.pages || a.id.localeCompare(b.id));
+  return {
+    data: dataDir,
+    generatedAt: new Date(nowMs).toISOString(),
+    totals: t,
+    timeline: timeline.data(),
+    status: Object.fromEntries(Object.entries(status).sort((a, b) => a[0].localeCompare(b[0]))),
+    contentTypes: topTypes(types),
+    depth: Array.from(depth, (n) => n ?? 0),
+    errors: [...errorCodes.entries()].map(([code, c]) => ({ code, ...c })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+    hosts: rows,
+    nodes,
+  };
+}
+
+function trimRows(rows: HostRow[]): void {
+  rows.sort((a, b) => b.pages - a.pages || b.errors - a.errors || a.host.localeCompare(b.host));
+  rows.length = Math.min(rows.length, MAX_HOST_ROWS);
+}
+
+function topTypes(types: Map<string, number>): Record<string, number> {
+  const sorted = [...types.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const out = Object.fromEntries(sorted.slice(0, CONTENT_TYPES));
+  const rest = sorted.slice(CONTENT_TYPES).reduce((n, [, c]) => n + c, 0);
+  if (rest > 0) out['(other)'] = rest;
+  return out;
+}
+
+async function readLeases(layout: Layout): Promise<Map<string, string>> {
+  const leases = new Map<string, string>();
+  await mapLimit((await names(layout.dir('hosts'))).filter((n) => n.endsWith('.lease')), PARALLEL_READS, async (name) => {
+    const lease = await readRecord(`${layout.dir('hosts')}/${name}`, (v) => v as { node?: unknown });
+    if (typeof lease?.node === 'string') leases.set(name.slice(0, -'.lease'.length), lease.node);
+  });
+  return leases;
+}
+
+async function readNodes(layout: Layout): Promise<NodeRecord[]> {
+  const out: NodeRecord[] = [];
+  await mapLimit((await names(layout.dir('nodes'))).filter((n) => n.endsWith('.json')), PARALLEL_READS, async (name) => {
+    const r = await readRecord(`${layout.dir('nodes')}/${name}`, asNodeRecord);
+    if (r !== undefined) out.push(r);
+  });
+  return out;
+}

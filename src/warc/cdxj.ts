@@ -1,0 +1,53 @@
+/** What a CDXJ line says about one response record (pywb's CDXJ fields). */
+export interface CdxEntry {
+  readonly url: string;
+  /** The URL's SURT form (warcio's getSurt), the key the index is sorted by. */
+  readonly surt: string;
+  /** WARC-Date of the record, ISO 8601. */
+  readonly date: string;
+  readonly status: number;
+  /** Media type of the payload (Content-Type without parameters), '-' when none. */
+  readonly mime: string;
+  /** WARC-Payload-Digest. */
+  readonly digest: string;
+  /** Byte offset of the record's gzip member in the WARC file. */
+  readonly offset: number;
+  /** Length of the record's gzip member. */
+  readonly length: number;
+  /** The WARC file's final name (without the `.open` of a file being written). */
+  readonly filename: string;
+}
+
+/** The SURT key of a URL (the URL itself when warcio cannot make one). */
+export function surtOf(getSurt: (url: string) => string, url: string): string {
+  try {
+    return getSurt(url);
+  } catch {
+    return url;
+  }
+}
+
+/** The 14-digit timestamp (yyyyMMddHHmmss, UTC) of CDX indexes. */
+export function cdxTimestamp(isoDate: string): string {
+  return isoDate.replace(/[^0-9]/g, '').slice(0, 14);
+}
+
+/**
+ * One CDXJ line: `SURT timestamp {json}` and a newline, the index format pywb and
+ * ReplayWeb.page read. Lines are written in the order records are; `LC_ALL=C sort` makes the
+ * sorted index a replay tool's binary search wants.
+ */
+export function cdxjLine(e: CdxEntry): string {
+  const json = {
+    url: e.url,
+    // No Content-Type, no mime field (as warcio's indexer writes it).
+    ...(e.mime === '-' ? {} : { mime: e.mime }),
+    status: String(e.status),
+    // As warcio's and pywb's indexers write it: the digest without its algorithm prefix.
+    digest: e.digest.replace(/^[a-z0-9-]+:/i, ''),
+    length: String(e.length),
+    offset: String(e.offset),
+    filename: e.filename,
+  };
+  return `${e.surt} ${cdxTimestamp(e.date)} ${JSON.stringify(json)}\n`;
+}

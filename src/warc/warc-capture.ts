@@ -1,0 +1,261 @@
+import { hostname } from 'node:os';
+import { mkdir, open, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { Layout } from '../store/layout.js';
+import { bootId, isDeadLocalProcess } from '../cluster/local-liveness.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../progress/logger.js';
+import { cdxjLine } from './cdxj.js';
+import type { CaptureSink, Exchange } from './exchange.js';
+import { exchangeRecords, warcinfoRecord, type BuiltRecord } from './warc-records.js';
+import { OPEN_SUFFIX, cdxjNameOf, openWarcFiles, repairWarc, writerOf } from './warc-repair.js';
+
+export interface WarcCaptureOptions {
+  /** The warc/ directory of the data directory (created if missing; its parent never is). */
+  readonly dir: string;
+  readonly nodeId: string;
+  /** A file is closed and a new one started before it would pass this many bytes. */
+  readonly maxSize: number;
+  readonly software: string;
+  readonly userAgent: string;
+  readonly robots: boolean;
+  /** fdatasync each batch of records before its index lines are written. */
+  readonly fsync: boolean;
+}
+
+/** The WARC file being written. */
+interface OpenFile {
+  readonly name: string;
+  readonly path: string;
+  readonly cdxPath: string;
+  size: number;
+  cdxSize: number;
+  records: number;
+  /** A write failed after `size`: the bytes past it are cut off before the next write. */
+  dirty: boolean;
+  cdxDirty: boolean;
+  /** Index lines of records written whose lines are not yet. */
+  cdxPending: string;
+}
+
+/**
+ * The WARC capture of one node process (docs/warc.md). The fetcher hands it every exchange
+ * (`capture`, synchronous: records are built in the background); `flush` writes what was
+ * captured, and the committer awaits it before a page's records, so every committed fetch is
+ * in a WARC file first. Concurrent flushes share one write.
+ *
+ * Only this process writes its files (never O_APPEND: a file is named after its node and a
+ * sequence, created exclusively, written at offsets this writer keeps), and it holds no file
+ * open between writes, so a mount can turn read-only under it. A write that fails leaves a
+ * torn tail that the next write cuts off; a process killed mid-write leaves a `.open` file
+ * that the next node to open the directory repairs (warc-repair.ts). Index lines are written
+ * only after the records they point to, so the CDXJ never points past the end of a file.
+ */
+export class WarcCapture implements CaptureSink {
+  readonly #o: WarcCaptureOptions;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  #pending: Promise<BuiltRecord[]>[] = [];
+  #file: OpenFile | undefined;
+  #last: Promise<void> = Promise.resolve();
+  #next: Promise<void> | undefined;
+  #repaired = false;
+  #seq = 0;
+  #buildErrors = 0;
+  /** Records written (for the summary and tests). */
+  records = 0;
+  bytes = 0;
+
+  /** The capture of a crawling node, writing under the data directory's warc/. */
+  static forNode(config: CrawlConfig, clock: Clock, log: Logger): WarcCapture {
+    return new WarcCapture(
+      {
+        dir: new Layout(config.dataDir).warc(),
+        nodeId: config.nodeId,
+        maxSize: config.warcMaxSize,
+        software: 'mountcrawl (https://www.npmjs.com/package/mountcrawl)',
+        userAgent: config.userAgent,
+        robots: config.robots,
+        fsync: config.fsync,
+      },
+      { clock, log },
+    );
+  }
+
+  constructor(options: WarcCaptureOptions, deps: { clock: Clock; log: Logger }) {
+    this.#o = options;
+    this.#clock = deps.clock;
+    this.#log = deps.log;
+  }
+
+  capture(exchange: Exchange): void {
+    this.#pending.push(
+      exchangeRecords(exchange).catch((err: unknown) => {
+        if (++this.#buildErrors <= 3) this.#log.warn(`warc: record of ${exchange.url} not written: ${describeError(err)}`);
+        return [];
+      }),
+    );
+  }
+
+  /**
+   * Writes every exchange captured so far; rejects with the file system's error (the caller
+   * treats it as a fault of the mount, like a failed html write).
+   */
+  flush(): Promise<void> {
+    if (this.#next !== undefined) return this.#next;
+    if (this.#pending.length === 0) return this.#last;
+    const next = this.#last
+      .catch(() => undefined)
+      .then(() => {
+        this.#next = undefined;
+        return this.#write(this.#pending.splice(0));
+      });
+    this.#next = next;
+    this.#last = next;
+    return next;
+  }
+
+  /** Writes what is left, and closes the current file (renamed without `.open`). */
+  async close(): Promise<void> {
+    await this.flush();
+    if (!this.#repaired) await this.#repairDead();
+    if (this.#file !== undefined) await this.#closeFile();
+  }
+
+  async #write(batch: Promise<BuiltRecord[]>[]): Promise<void> {
+    const built = (await Promise.all(batch)).flat();
+    if (built.length === 0) return;
+    if (!this.#repaired) await this.#repairDead();
+    const total = built.reduce((n, r) => n + r.bytes.length, 0);
+    if (this.#file !== undefined && this.#file.records > 0 && this.#file.size + total > this.#o.maxSize) await this.#closeFile();
+    const f = this.#file ?? (await this.#newFile());
+    const start = f.size;
+    await this.#writeAt(f.path, Buffer.concat(built.map((r) => r.bytes), total), f, 'warc');
+    let offset = start;
+    for (const r of built) {
+      if (r.type === 'response') {
+        f.cdxPending += cdxjLine({
+          url: r.url,
+          surt: r.surt,
+          date: r.date,
+          status: r.status,
+          mime: r.mime,
+          digest: r.payloadDigest,
+          offset,
+          length: r.bytes.length,
+          filename: f.name,
+        });
+      }
+      offset += r.bytes.length;
+    }
+    f.records += built.length;
+    this.records += built.length;
+    this.bytes += total;
+    const lines = Buffer.from(f.cdxPending);
+    await this.#writeAt(f.cdxPath, lines, f, 'cdx');
+    f.cdxPending = '';
+  }
+
+  /** Writes `data` at the end this writer knows of, cutting off what a failed write left. */
+  async #writeAt(path: string, data: Buffer, f: OpenFile, which: 'warc' | 'cdx'): Promise<void> {
+    const at = which === 'warc' ? f.size : f.cdxSize;
+    const wasDirty = which === 'warc' ? f.dirty : f.cdxDirty;
+    if (which === 'warc') f.dirty = true;
+    else f.cdxDirty = true;
+    const fh = await open(path, 'r+');
+    try {
+      if (wasDirty) await fh.truncate(at);
+      for (let done = 0; done < data.length; ) {
+        const { bytesWritten } = await fh.write(data, done, data.length - done, at + done);
+        done += bytesWritten;
+      }
+      if (this.#o.fsync && which === 'warc') await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    if (which === 'warc') {
+      f.size += data.length;
+      f.dirty = false;
+    } else {
+      f.cdxSize += data.length;
+      f.cdxDirty = false;
+    }
+  }
+
+  /** Starts a file: `<UTC time>-<node>-<seq>.warc.gz.open`, its warcinfo record, and its index. */
+  async #newFile(): Promise<OpenFile> {
+    await mkdir(this.#o.dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+    for (;;) {
+      const stamp = new Date(this.#clock.now()).toISOString().replace(/[^0-9]/g, '');
+      const name = `${stamp}-${this.#o.nodeId}-${String(this.#seq++).padStart(5, '0')}.warc.gz`;
+      const info = await warcinfoRecord(
+        name,
+        {
+          software: this.#o.software,
+          format: 'WARC File Format 1.1',
+          conformsTo: 'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
+          'http-header-user-agent': this.#o.userAgent,
+          robots: this.#o.robots ? 'obey' : 'ignore',
+          hostname: hostname(),
+          'mountcrawl-node': this.#o.nodeId,
+          'mountcrawl-pid': String(process.pid),
+          'mountcrawl-boot-id': bootId(),
+          'payload-note': 'response payloads are stored decoded; X-Archive-Orig-* keep the headers as received',
+        },
+        this.#clock.now(),
+      );
+      const path = join(this.#o.dir, `${name}${OPEN_SUFFIX}`);
+      let fh;
+      try {
+        fh = await open(path, 'wx');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw err;
+      }
+      try {
+        await fh.write(info.bytes, 0, info.bytes.length, 0);
+      } finally {
+        await fh.close();
+      }
+      const cdxPath = join(this.#o.dir, cdxjNameOf(name));
+      await (await open(cdxPath, 'w')).close();
+      this.#file = { name, path, cdxPath, size: info.bytes.length, cdxSize: 0, records: 0, dirty: false, cdxDirty: false, cdxPending: '' };
+      return this.#file;
+    }
+  }
+
+  async #closeFile(): Promise<void> {
+    const f = this.#file!;
+    if (f.dirty || f.cdxDirty || f.cdxPending !== '') {
+      // Cut a torn tail and write the index lines still owed, then close.
+      await this.#writeAt(f.path, Buffer.alloc(0), f, 'warc');
+      await this.#writeAt(f.cdxPath, Buffer.from(f.cdxPending), f, 'cdx');
+      f.cdxPending = '';
+    }
+    await rename(f.path, join(this.#o.dir, f.name));
+    this.#file = undefined;
+  }
+
+  /** Closes the `.open` files of writers that are dead (killed on this machine). */
+  async #repairDead(): Promise<void> {
+    this.#repaired = true;
+    for (const name of await openWarcFiles(this.#o.dir)) {
+      if (this.#file !== undefined && name === `${this.#file.name}${OPEN_SUFFIX}`) continue;
+      const writer = await writerOf(join(this.#o.dir, name)).catch(() => undefined);
+      if (writer === undefined || !isDeadLocalProcess(writer)) continue;
+      try {
+        const r = await repairWarc(this.#o.dir, name, this.#o.nodeId);
+        this.#log.warn(
+          `warc: closed ${name} left open by node ${writer.node}: ${r.records} records kept` +
+            (r.cut > 0 ? `, a torn last record of ${r.cut} bytes cut off` : ''),
+        );
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // ENOENT: another node repaired it
+      }
+    }
+  }
+}
