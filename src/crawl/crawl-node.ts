@@ -15,6 +15,7 @@ import type { Hooks } from './hooks.js';
 import { assembleNode, type Parts } from './node-parts.js';
 import type { ReseedSink } from './reseeder.js';
 import { hasSeeds, writeSeeds } from './seeds.js';
+import { countDiscovery } from '../cluster/handoff-stats.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -188,7 +189,9 @@ export class CrawlNode {
       this.#needFullReseed = false;
       let queued: number;
       try {
+        const cpu = process.cpuUsage();
         const r = await p.reseeder.reseed(this.#sink(p), full);
+        countDiscovery(this.stats, cpu, 'reseed', r.recordsRead);
         queued = r.queued;
         if (r.queued > 0) this.#log.info('reseed', { round: this.stats.round + 1, ...r, full });
       } catch (err) {
