@@ -16,6 +16,7 @@ import { assembleNode, type Parts } from './node-parts.js';
 import type { ReseedSink } from './reseeder.js';
 import { hasSeeds, writeSeeds } from './seeds.js';
 import { countDiscovery } from '../cluster/handoff-stats.js';
+import { HANDOFF_POLL_MS } from '../cluster/handoff-exchange.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -63,6 +64,7 @@ export class CrawlNode {
   readonly #hooks: Hooks | undefined;
   #p: Parts | undefined;
   #stopping: RunResult | undefined;
+  /** The next reseed reads every record (the first one, with hand-offs; and after hosts were gained). */
   #needFullReseed = false;
   #wake: (() => void) | undefined;
   #tickTimer: NodeJS.Timeout | undefined;
@@ -118,6 +120,8 @@ export class CrawlNode {
     await p.membership.beat(this.#status('starting'));
     await p.membership.observe();
     this.#ownership.setLive(p.membership.liveIds());
+    // With hand-offs later reseeds skip other hosts' records: the first one reads them all.
+    if (p.handoffs !== undefined) this.#needFullReseed = true;
     this.#scheduleTick();
     this.#log.info('node started', { node: this.#config.nodeId, data: this.#config.dataDir });
     try {
@@ -173,7 +177,8 @@ export class CrawlNode {
       }
       if (this.#busy(p)) {
         this.stats.state = 'crawling';
-        await this.#sleep(1_000);
+        if (p.handoffs === undefined) await this.#sleep(1_000);
+        else await this.#exchangeWhileBusy(p);
         continue;
       }
       const retryAt = p.frontier.nextRetryAt();
@@ -189,10 +194,20 @@ export class CrawlNode {
       this.#needFullReseed = false;
       let queued: number;
       try {
+        // Hand-offs (docs/protocol.md): everything found goes out before this node may say
+        // it is idle; what was sent to it comes in with the reseed.
+        let handed = 0;
+        if (p.handoffs !== undefined) {
+          // A file sent now is work for its owner, who may have been seen idle before: this
+          // reseed then has not "found nothing".
+          handed += await p.handoffs.outbox.flush();
+          const h = await p.handoffs.receive(p.frontier, full ? p.membership.liveIds() : undefined);
+          handed += h.queued + h.forwarded;
+        }
         const cpu = process.cpuUsage();
-        const r = await p.reseeder.reseed(this.#sink(p), full);
+        const r = await p.reseeder.reseed(this.#sink(p), full, p.handoffs !== undefined);
         countDiscovery(this.stats, cpu, 'reseed', r.recordsRead);
-        queued = r.queued;
+        queued = r.queued + handed;
         if (r.queued > 0) this.#log.info('reseed', { round: this.stats.round + 1, ...r, full });
       } catch (err) {
         this.#onStoreError(err);
@@ -223,6 +238,26 @@ export class CrawlNode {
       const alone = p.membership.livePeers().length === 0;
       await this.#sleep(this.#config.watch ? Math.max(this.#config.heartbeatMs, 2_000) : alone ? 50 : this.#config.heartbeatMs);
     }
+  }
+
+  /**
+   * While requests run (docs/protocol.md, "Hand-offs"): writes the batches of links found for
+   * other nodes, and, with room for more requests, reads what others sent to this node, so
+   * that it learns of its hosts' new URLs within a fraction of a second, not at the end of
+   * its round.
+   */
+  async #exchangeWhileBusy(p: Parts): Promise<void> {
+    const h = p.handoffs!;
+    try {
+      if (h.outbox.pending > 0) await h.outbox.flush();
+      if (p.requests.inFlight < this.#config.concurrency && !this.#fenced() && !p.guard.fault) {
+        const r = await h.receive(p.frontier);
+        if (r.queued > 0) p.frontier.pump();
+      }
+    } catch (err) {
+      this.#onStoreError(err);
+    }
+    await this.#sleep(HANDOFF_POLL_MS);
   }
 
   /** True while something is queued or in flight (queued includes hosts waiting for a lease, a listing or robots.txt). */
@@ -330,6 +365,14 @@ export class CrawlNode {
       if (changed) {
         const before = this.#ownership.liveCount;
         this.#ownership.setLive(p.membership.liveIds());
+        if (p.handoffs !== undefined) {
+          // Queued URLs of hosts that moved go to their new owner, who would not read the
+          // records they came from (docs/protocol.md, "Hand-offs").
+          p.handoffs.viewChanged();
+          for (const host of [...p.frontier.hosts.values()]) {
+            if (host.phase !== 'releasing' && !this.#ownership.ownsHost(host.dir)) p.handoffs.moved(host.dir, p.frontier.dropHost(host));
+          }
+        }
         this.#log.info('nodes changed', { alive: this.#ownership.liveCount });
         if (p.keeper.rebalance(before)) this.#needFullReseed = true;
         this.#wakeLoop();
@@ -403,6 +446,8 @@ export class CrawlNode {
     if (this.#tickTimer) clearTimeout(this.#tickTimer);
     await this.#tickRunning;
     p.frontier.close();
+    // Best effort: links found but not sent yet (a node that leaves makes the others reseed fully anyway).
+    await p.handoffs?.outbox.flush().catch(() => undefined);
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
     for (const dir of [...p.leases.held()]) await p.leases.release(dir).catch(() => undefined);
     await p.membership.leave().catch(() => undefined);

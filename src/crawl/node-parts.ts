@@ -1,3 +1,4 @@
+import { HandoffExchange } from '../cluster/handoff-exchange.js';
 import { Leases } from '../cluster/lease.js';
 import { Membership } from '../cluster/membership.js';
 import type { Ownership } from '../cluster/ownership.js';
@@ -34,6 +35,8 @@ export interface Parts {
   readonly frontier: Frontier;
   readonly committer: Committer;
   readonly requests: RequestRunner;
+  /** Hand-offs (docs/protocol.md), unless --no-handoff or --partition url. */
+  readonly handoffs: HandoffExchange | undefined;
 }
 
 /** What the parts ask of the node that runs them. */
@@ -82,6 +85,10 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     { userAgent: config.userAgent, maxAgeMs: config.robotsMaxAgeMs, nodeId: config.nodeId, fsync: config.fsync },
     clock,
   );
+  const handoffs =
+    config.handoff !== false && config.partition === 'host'
+      ? new HandoffExchange({ layout, nodeId: config.nodeId, fsync: config.fsync, clock, ownership: env.ownership, scope: env.scope, stats })
+      : undefined;
   const guard = new MountGuard({ dataDir: config.dataDir, retryMs: config.mountRetryMs, clock, log, layout, marker });
   const onStoreError = (err: unknown): void => control.onStoreError(err);
   const wake = (): void => control.wake();
@@ -143,6 +150,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     frontier,
     normalize,
     hooks: env.hooks,
+    handoffs,
     onStored: () => guard.stored(),
   });
   requests = new RequestRunner({
@@ -162,5 +170,5 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     onStoreError,
     idle: wake,
   });
-  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, committer, requests };
+  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, committer, requests, handoffs };
 }

@@ -12,6 +12,7 @@ export const DIRS = Object.freeze({
   hosts: 'hosts',
   nodes: 'nodes',
   robots: 'robots',
+  handoff: 'handoff',
 });
 
 /** Written when a data directory is created; its absence later means the mount is gone. */
@@ -59,6 +60,11 @@ export class Layout {
     return join(this.root, DIRS.robots, `${hostDir}.txt`);
   }
 
+  /** The hand-off inbox of a node (docs/protocol.md, "Hand-offs"). */
+  inbox(nodeId: string): string {
+    return join(this.root, DIRS.handoff, nodeId);
+  }
+
   marker(): string {
     return join(this.root, MARKER_FILE);
   }
@@ -84,7 +90,7 @@ export function tempName(finalName: string, nodeId: string, seq: number): string
  * containers), and a temp file a killed earlier run left behind must never collide with a
  * new one (temp files are created exclusively).
  */
-const PROCESS_TAG = Math.floor(Math.random() * 36 ** 6)
+export const PROCESS_TAG = Math.floor(Math.random() * 36 ** 6)
   .toString(36)
   .padStart(6, '0');
 
