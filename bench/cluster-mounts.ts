@@ -78,6 +78,9 @@ export class ClusterMounts {
     const port = readFileSync(join(dir, 'port'), 'utf8').trim();
     const relay = spawn(python, [RELAY, '--upstream', `127.0.0.1:${port}`, '--delay-ms', String(delayMs), '--listen', String(n)], {
       stdio: ['pipe', 'pipe', 'inherit'],
+      // Its own process group: a Ctrl-C meant for the bench must not cut the mounts' links
+      // before they are unmounted (it exits when the bench closes its stdin, or dies).
+      detached: true,
     });
     const m = new ClusterMounts(dir, relay);
     running.add(m);
@@ -142,8 +145,10 @@ export class ClusterMounts {
   /** Unmounts, stops sshd and the relay, removes the temp directory. */
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
-      this.#relay.stdin!.end();
+      // Unmount while the relay still carries the mounts' connections: a mount whose link is
+      // gone keeps reconnecting, and unmounting it is slow.
       await script(['stop', this.dir]).catch((err: Error) => process.stderr.write(`cluster bench: ${err.message}\n`));
+      this.#relay.stdin!.end();
       if (this.#relay.exitCode === null) this.#relay.kill();
       running.delete(this);
       if (!mountedUnder(this.dir)) await rm(this.dir, { recursive: true, force: true });
@@ -153,8 +158,8 @@ export class ClusterMounts {
 
   /** The synchronous last resort of an exiting process. */
   stopSync(): void {
+    spawnSync('bash', [SCRIPT, 'stop', this.dir], { stdio: 'ignore', timeout: 60_000 });
     this.#relay.stdin!.destroy();
-    spawnSync('bash', [SCRIPT, 'stop', this.dir], { stdio: 'ignore', timeout: 20_000 });
     if (this.#relay.exitCode === null) this.#relay.kill();
     if (!mountedUnder(this.dir) && existsSync(this.dir)) rmSync(this.dir, { recursive: true, force: true });
   }

@@ -66,6 +66,7 @@ const children = new Set<ChildProcess>();
 let mounts: ClusterMounts | undefined;
 let site: LoopbackSite | undefined;
 let local: string | undefined;
+let interrupted = false;
 
 async function cleanup(): Promise<void> {
   for (const c of children) c.kill('SIGKILL');
@@ -75,6 +76,7 @@ async function cleanup(): Promise<void> {
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
+    interrupted = true;
     log(`${signal}: stopping the nodes, unmounting, stopping sshd and the relay`);
     void cleanup().finally(() => process.exit(130));
   });
@@ -184,7 +186,9 @@ try {
   site = await startGeneratedSite({ hosts, pagesPerHost, linksPerPage: 6, crossLinks: 2, latencyMs });
   log(`site: ${hosts} hosts x ${pagesPerHost} pages, ${latencyMs} ms per response; nodes: --concurrency ${concurrency} --per-host ${perHost}`);
   const rows: ClusterRow[] = [];
-  for (let a = 1; a <= repeat; a++) for (const n of counts) rows.push(await runCluster(n, a));
+  for (let a = 1; a <= repeat && !interrupted; a++) for (const n of counts) if (!interrupted) rows.push(await runCluster(n, a));
+  // Interrupted: the cleanup is under way and exits 130; a cut-short run is not a result.
+  if (interrupted) await new Promise(() => undefined);
   const where = o.local ? 'one local directory' : `sshfs through a ${linkDelayMs} ms relay`;
   process.stdout.write(clusterTables(rows, where));
   await mkdir(o.results!, { recursive: true });

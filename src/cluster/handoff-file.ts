@@ -28,12 +28,12 @@ export interface HandoffFile {
  * name, and a rename never replaces another writer's unread hand-off.
  */
 export function handoffName(writer: string, seq: number): string {
-  return `${writer}~${PROCESS_TAG}${seq.toString(36)}.json`;
+  return `${writer}+${PROCESS_TAG}${seq.toString(36)}.json`;
 }
 
 /** True for a published hand-off (not a temporary file, nothing else). */
 export function isHandoffName(name: string): boolean {
-  return !name.startsWith('.') && name.endsWith('.json') && name.includes('~');
+  return !name.startsWith('.') && name.endsWith('.json') && name.includes('+');
 }
 
 /**

@@ -59,7 +59,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.equal(out.pending, 0);
     const files = await inboxFiles('o');
     assert.equal(files.length, 1);
-    assert.match(files[0]!, /^w~/);
+    assert.match(files[0]!, /^w\+/);
     const { sink, offered } = recordingSink([A, B]);
     const s = await new HandoffInbox(layout, 'o').read(sink);
     assert.deepEqual(offered.sort(), [url(A, '/1'), url(B, '/2')]);
@@ -165,6 +165,18 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(offered, [url(A, '/ok')]);
     assert.equal((await inboxFiles('o')).filter((f) => f.endsWith('.tmp')).length, 1, 'the writer\'s temporary file is left to it');
     assert.throws(() => asHandoff({ v: 99, links: {} }), TypeError);
+  });
+
+  test('temporary files of writers that are gone are removed with a full reseed, those of live writers are left', async () => {
+    await mkdir(layout.inbox('o'));
+    const dead = `.${handoffName('dead', 0)}~dead~abc.tmp`;
+    const alive = `.${handoffName('w', 0)}~w~abd.tmp`;
+    for (const name of [dead, alive]) await writeFile(join(layout.inbox('o'), name), '{');
+    const { sink } = recordingSink([A]);
+    await new HandoffInbox(layout, 'o').read(sink);
+    assert.equal((await inboxFiles('o')).length, 2, 'an ordinary read removes nothing');
+    await new HandoffInbox(layout, 'o').read(sink, new Set(['o', 'w']));
+    assert.deepEqual(await inboxFiles('o'), [alive]);
   });
 
   test('a failed write keeps the batch: the next flush writes it', async () => {

@@ -17,7 +17,7 @@ async function handoffsBy(data: string, writer: string): Promise<number> {
   const inboxes = await readdir(join(data, 'handoff')).catch(() => [] as string[]);
   for (const inbox of inboxes) {
     const names = await readdir(join(data, 'handoff', inbox)).catch(() => [] as string[]);
-    n += names.filter((f) => f.startsWith(`${writer}~`)).length;
+    n += names.filter((f) => f.startsWith(`${writer}+`)).length;
   }
   return n;
 }
@@ -33,7 +33,7 @@ describe('hand-offs with a node killed next to a hand-off write', { timeout: 180
   let site: LoopbackSite;
   let data: { path: string; cleanup: () => Promise<void> };
   before(async () => {
-    site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 4, crossLinks: 2, latencyMs: 20 });
+    site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 4, crossLinks: 2, latencyMs: 50 });
     data = await tempDir();
   });
   after(async () => {
@@ -54,8 +54,9 @@ describe('hand-offs with a node killed next to a hand-off write', { timeout: 180
     site.reset();
     const args = (id: string): string[] =>
       ['crawl', ...seeds, '--data', data.path, '--node-id', id, '--scope', 'any', '--per-host', '1', '--concurrency', String(CONCURRENCY), '--json', ...FAST];
-    const n1 = spawnCli(args('n1'));
+    // n2 first: whatever the others' start-up takes, it has work to hand to them.
     const n2 = spawnCli(args('n2'));
+    const n1 = spawnCli(args('n1'));
     const n3 = spawnCli(args('n3'));
     // Watch for n2's first published hand-off as closely as a poll can, then kill it.
     const end = Date.now() + 60_000;

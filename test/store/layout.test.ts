@@ -27,7 +27,7 @@ describe('Layout: where everything lives (DESIGN §2)', () => {
   });
 
   test('top-level directories', () => {
-    assert.deepEqual(Object.keys(DIRS).sort(), ['errs', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
+    assert.deepEqual(Object.keys(DIRS).sort(), ['errs', 'handoff', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
     for (const name of Object.keys(DIRS) as (keyof typeof DIRS)[]) assert.equal(layout.dir(name), join(root, name));
     assert.ok(Object.isFrozen(DIRS));
   });
