@@ -40,6 +40,7 @@ const { values: o } = parseArgs({
     python: { type: 'string', default: '/usr/bin/python3' },
     results: { type: 'string', default: join(REPO, 'bench', 'results') },
     'node-args': { type: 'string', default: '' },
+    bin: { type: 'string', default: MOUNTCRAWL_BIN },
   },
 });
 const log = (line: string): void => void process.stderr.write(`cluster bench: ${line}\n`);
@@ -84,7 +85,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 /** Runs one node to its end; resolves with its exit code and the summary it printed (--json). */
 function runNode(id: string, data: string, seeds: readonly string[]): Promise<{ code: number; summary: Record<string, unknown> | undefined }> {
-  const args = [MOUNTCRAWL_BIN, 'crawl', ...seeds, '--data', data, '--node-id', id, '--per-host', String(perHost)];
+  const args = [o.bin!, 'crawl', ...seeds, '--data', data, '--node-id', id, '--per-host', String(perHost)];
   args.push('--delay', '0', '--concurrency', String(concurrency), '--max-depth', '1000', '--no-progress', '--json', ...nodeArgs);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);

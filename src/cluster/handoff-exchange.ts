@@ -23,8 +23,14 @@ export interface ExchangeOptions {
   readonly stats: CrawlStats;
 }
 
-/** How often a busy node writes its batches and, with spare capacity, reads its inbox. */
-export const HANDOFF_POLL_MS = 250;
+/**
+ * How often a busy node with room for more requests lists its inbox, and how long a link may
+ * wait in a batch before the batches are written. Together they bound how late a node learns
+ * of a URL another node found (about 1.5 s), and how many hand-off files each node writes and
+ * reads: at most one per other node per second each way, whatever the page rate.
+ */
+export const HANDOFF_POLL_MS = 500;
+export const HANDOFF_FLUSH_MS = 1000;
 
 /**
  * A node's hand-offs (docs/protocol.md, "Hand-offs"), both halves: links of other nodes'

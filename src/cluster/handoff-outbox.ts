@@ -26,14 +26,17 @@ interface Batch {
   readonly urls: Set<string>;
 }
 
+/** Links in one owner's batch that make it be written at once. */
+const MAX_BATCH = 1000;
+
 /** URLs remembered as sent, so that the links every page repeats are not sent again and again. */
 const RECENT_MAX = 100_000;
 
 /**
  * The sending half of hand-offs (docs/protocol.md, "Hand-offs"): links found on this node's
  * pages for hosts other nodes own are buffered per owner and written, batched, as one file per
- * owner into `handoff/<owner>/` (temp + rename). The node calls `flush()` every few hundred
- * milliseconds while it crawls and always before it says it is idle, so that at the end of a
+ * owner into `handoff/<owner>/` (temp + rename). The node calls `flush()` once a link has
+ * waited a second (`due`), when a batch is large, and always before it says it is idle, so that at the end of a
  * crawl (every node idle) every link found is in a file its owner will read.
  *
  * A failed write keeps the batch (the next flush tries again) and throws, so that the node's
@@ -46,6 +49,8 @@ export class HandoffOutbox {
   readonly #dirsMade = new Set<string>();
   #seq = 0;
   #pending = 0;
+  /** Monotonic time the oldest link waiting was added (undefined: none waits). */
+  #oldestAt: number | undefined;
   #flushing: Promise<number> | undefined;
   /** Hand-off files written, links sent. */
   written = 0;
@@ -60,12 +65,17 @@ export class HandoffOutbox {
     return this.#pending;
   }
 
+  /** True when a link has waited `ageMs` or more: time to write the batches. */
+  due(ageMs: number): boolean {
+    return this.#oldestAt !== undefined && this.#o.clock.monotonic() - this.#oldestAt >= ageMs;
+  }
+
   /** Queues a link of a host another node owns (a link this node owns by its view is ignored: it is the caller's). */
   add(url: string, hostDir: string, depth: number): void {
     if (this.#recent.has(url)) return;
     const owner = this.#o.owners.hostOwner(hostDir);
     if (owner === this.#o.nodeId) return;
-    if (this.#addTo(owner, url, hostDir, depth) >= (this.#o.maxBatch ?? 2000)) void this.flush().catch(() => undefined);
+    if (this.#addTo(owner, url, hostDir, depth) >= (this.#o.maxBatch ?? MAX_BATCH)) void this.flush().catch(() => undefined);
   }
 
   /** The live set changed: a URL sent to its old owner may have to go to the new one. */
@@ -92,6 +102,7 @@ export class HandoffOutbox {
     const batches = [...this.#batches];
     this.#batches.clear();
     this.#pending = 0;
+    this.#oldestAt = undefined;
     let files = 0;
     let failure: unknown;
     await Promise.all(
@@ -128,6 +139,7 @@ export class HandoffOutbox {
     if (list === undefined) b.links.set(hostDir, (list = []));
     list.push([url, depth]);
     this.#pending++;
+    this.#oldestAt ??= this.#o.clock.monotonic();
     return b.urls.size;
   }
 

@@ -16,7 +16,7 @@ import { assembleNode, type Parts } from './node-parts.js';
 import type { ReseedSink } from './reseeder.js';
 import { hasSeeds, writeSeeds } from './seeds.js';
 import { countDiscovery } from '../cluster/handoff-stats.js';
-import { HANDOFF_POLL_MS } from '../cluster/handoff-exchange.js';
+import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS } from '../cluster/handoff-exchange.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -249,7 +249,7 @@ export class CrawlNode {
   async #exchangeWhileBusy(p: Parts): Promise<void> {
     const h = p.handoffs!;
     try {
-      if (h.outbox.pending > 0) await h.outbox.flush();
+      if (h.outbox.due(HANDOFF_FLUSH_MS)) await h.outbox.flush();
       if (p.requests.inFlight < this.#config.concurrency && !this.#fenced() && !p.guard.fault) {
         const r = await h.receive(p.frontier);
         if (r.queued > 0) p.frontier.pump();
