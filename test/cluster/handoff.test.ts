@@ -67,6 +67,19 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(await inboxFiles('o'), [], 'read and removed');
   });
 
+  test('a batch is due once its oldest link has waited the given time, and not after it was written', async () => {
+    const out = outbox('w', { [A]: 'o' });
+    assert.equal(out.due(1000), false, 'nothing waits');
+    out.add(url(A, '/1'), A, 1);
+    clock.advance(999);
+    out.add(url(A, '/2'), A, 1);
+    assert.equal(out.due(1000), false);
+    clock.advance(1);
+    assert.equal(out.due(1000), true);
+    await out.flush();
+    assert.equal(out.due(1000), false);
+  });
+
   test('links of hosts this node owns by its own view are not handed off', async () => {
     const out = outbox('w', { [A]: 'w' });
     out.add(url(A, '/1'), A, 1);
