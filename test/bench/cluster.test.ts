@@ -17,7 +17,7 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
   test('N = 1, 2 over sshfs through the relay: full coverage, counts per node, nothing left mounted', async (t) => {
     const results = await mkdtemp(join(tmpdir(), 'mountcrawl-cluster-test-'));
     t.after(() => rm(results, { recursive: true, force: true }));
-    const args = [CLUSTER, '--nodes', '1,2', '--hosts', '4', '--pages', '8', '--latency', '5', '--results', results, '--node-args', '--heartbeat 200'];
+    const args = [CLUSTER, '--nodes', '1,2', '--hosts', '4', '--pages', '8', '--latency', '5', '--results', results, '--node-args=--heartbeat 200'];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
