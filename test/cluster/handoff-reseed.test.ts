@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { test } from 'node:test';
-import { Reseeder, type ReseedSink } from '../../src/crawl/reseeder.js';
+import { Reseeder, type ReseedSink } from '../../src/reseed/reseeder.js';
 import { writeFileAtomic } from '../../src/store/atomic-write.js';
 import { openDataDir } from '../../src/store/data-dir.js';
 import { RECORD_VERSION, serializeRecord, type LinksRecord } from '../../src/store/records.js';
