@@ -8,6 +8,11 @@
 #   sshfs-pair.sh stop DIR        unmounts them and stops that sshd
 #   sshfs-pair.sh check           exit 0 if sshd, sshfs, fusermount3 and /dev/fuse are usable,
 #                                 else one line on what is missing and exit 3
+#   sshfs-pair.sh mount DIR I PORT  one more mount, DIR/mntI, through 127.0.0.1:PORT (a relay in
+#                                 front of the sshd of `start`, whose port is in DIR/port);
+#                                 `start DIR 0` starts sshd alone. SSHFS_PAIR_MOUNT_OPTS adds
+#                                 sshfs options (e.g. sshfs_debug, which logs every SFTP request
+#                                 to DIR/sshfs-mntI.log)
 #
 # A mount counts as up once DIR/export/.sshfs-pair shows through it. Everything else lives
 # under DIR too: keys, sshd_config, pid files, logs. The system's sshd and ssh
@@ -75,7 +80,7 @@ check() {
 
 start() {
   local dir=$1 n=${2:-2}
-  [[ $n =~ ^[1-9][0-9]*$ ]] || die "N must be a positive number, not '$n'"
+  [[ $n =~ ^[0-9]+$ ]] || die "N must be a number, not '$n'"
   check >&2
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)       # sshd wants absolute paths
@@ -116,33 +121,39 @@ start() {
   # A file that shows through a mount only when the mount really reaches the export.
   echo "sshfs-pair export" >"$dir/export/$SENTINEL"
 
-  # Pin the host key: the client accepts this server only.
-  echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$dir/ssh/host_key.pub")" >"$dir/ssh/known_hosts"
+  # Pin the host key (under an alias, so that a relay on another port is accepted too): the
+  # client accepts this server only.
+  echo "sshfs-pair $(cut -d' ' -f1,2 "$dir/ssh/host_key.pub")" >"$dir/ssh/known_hosts"
+  echo "$port" >"$dir/port"
 
-  local i mnt pid
-  for ((i = 1; i <= n; i++)); do
-    mnt=$dir/mnt$i
-    mkdir -p "$mnt"
-    # -f keeps sshfs in the foreground of this background job, so its pid is known exactly;
-    # -F /dev/null keeps the user's ~/.ssh/config out of it.
-    sshfs -f -F /dev/null "$(id -un)@127.0.0.1:$dir/export" "$mnt" \
-      -o "$MOUNT_OPTS" \
-      -o "port=$port,IdentityFile=$dir/ssh/client_key,IdentitiesOnly=yes" \
-      -o "UserKnownHostsFile=$dir/ssh/known_hosts,GlobalKnownHostsFile=/dev/null,StrictHostKeyChecking=yes" \
-      -o "BatchMode=yes,UpdateHostKeys=no,ConnectTimeout=10" \
-      </dev/null >>"$dir/sshfs-mnt$i.log" 2>&1 &
-    pid=$!
-    echo "$pid" >"$dir/sshfs-mnt$i.pid"
-    # sshfs mounts first and connects after (and unmounts again if that fails), so a mount in
-    # the table proves nothing: wait until the sentinel of the export shows through it.
-    wait_for 150 settled sees_sentinel "$mnt" "$pid" || true
-    if ! alive "$pid" || ! sees_sentinel "$mnt"; then
-      if alive "$pid"; then kill "$pid"; fi
-      die "sshfs did not mount $mnt: $(tail -n 3 "$dir/sshfs-mnt$i.log" | tr '\n' ' ')"
-    fi
-  done
+  local i
+  for ((i = 1; i <= n; i++)); do mount_one "$dir" "$i" "$port"; done
   started=1
   for ((i = 1; i <= n; i++)); do echo "$dir/mnt$i"; done
+}
+
+# mount_one DIR I PORT: mounts DIR/export on DIR/mntI through 127.0.0.1:PORT; dies on failure.
+mount_one() {
+  local dir=$1 i=$2 port=$3 mnt=$1/mnt$2 pid extra=()
+  [[ -n ${SSHFS_PAIR_MOUNT_OPTS:-} ]] && extra=(-o "$SSHFS_PAIR_MOUNT_OPTS")
+  mkdir -p "$mnt"
+  # -f keeps sshfs in the foreground of this background job, so its pid is known exactly;
+  # -F /dev/null keeps the user's ~/.ssh/config out of it.
+  sshfs -f -F /dev/null "$(id -un)@127.0.0.1:$dir/export" "$mnt" \
+    -o "$MOUNT_OPTS" "${extra[@]}" \
+    -o "port=$port,IdentityFile=$dir/ssh/client_key,IdentitiesOnly=yes,HostKeyAlias=sshfs-pair" \
+    -o "UserKnownHostsFile=$dir/ssh/known_hosts,GlobalKnownHostsFile=/dev/null,StrictHostKeyChecking=yes" \
+    -o "BatchMode=yes,UpdateHostKeys=no,ConnectTimeout=10" \
+    </dev/null >>"$dir/sshfs-mnt$i.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/sshfs-mnt$i.pid"
+  # sshfs mounts first and connects after (and unmounts again if that fails), so a mount in
+  # the table proves nothing: wait until the sentinel of the export shows through it.
+  wait_for 150 settled sees_sentinel "$mnt" "$pid" || true
+  if ! alive "$pid" || ! sees_sentinel "$mnt"; then
+    if alive "$pid"; then kill "$pid"; fi
+    die "sshfs did not mount $mnt: $(tail -n 3 "$dir/sshfs-mnt$i.log" | tr '\n' ' ')"
+  fi
 }
 
 # EXIT trap of start: stops what a failed start left running (globals: the function is gone).
@@ -232,5 +243,10 @@ case ${1:-} in
   start) [[ $# -ge 2 && $# -le 3 ]] || die "usage: $0 start DIR [N]"; start "$2" "${3:-2}" ;;
   stop) [[ $# -eq 2 ]] || die "usage: $0 stop DIR"; stop "$2" ;;
   check) check ;;
-  *) echo "usage: $0 start DIR [N] | stop DIR | check" >&2; exit 2 ;;
+  mount)
+    [[ $# -eq 4 && $3 =~ ^[1-9][0-9]*$ && $4 =~ ^[1-9][0-9]*$ ]] || die "usage: $0 mount DIR I PORT"
+    [[ -f $2/port ]] || die "$2 is not started (run: $0 start $2 0)"
+    mount_one "$(cd "$2" && pwd)" "$3" "$4"
+    echo "$(cd "$2" && pwd)/mnt$3" ;;
+  *) echo "usage: $0 start DIR [N] | mount DIR I PORT | stop DIR | check" >&2; exit 2 ;;
 esac

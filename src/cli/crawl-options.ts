@@ -73,6 +73,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--warc-max-size <size>', 'start a new WARC file before one passes this size', '1GiB')
     .option('--watch', 'keep polling for new seeds and links instead of exiting when done')
     .option('--partition <by>', 'share work out by host (politeness per cluster) or url', d.partition)
+    .option('--no-handoff', 'find links to this node\'s hosts by reading every links record, not from hand-off files')
     .option('--processes <n>', 'start N nodes on this machine under one supervisor', '1')
     .option('--heartbeat <ms>', 'how often a node rewrites its heartbeat', String(d.heartbeatMs))
     .option('--dead-after <ms>', 'a node whose heartbeat stops this long is dead', String(d.deadAfterMs))
@@ -156,6 +157,7 @@ export function buildCrawlConfig(
     warcMaxSize: parseSize('--warc-max-size', str('warcMaxSize')),
     watch: o.watch === true,
     partition: parseChoice<Partition>('--partition', str('partition'), ['host', 'url']),
+    handoff: o.handoff !== false,
     heartbeatMs,
     deadAfterMs,
     mountRetryMs: parseSeconds('--mount-retry', str('mountRetry'), true),

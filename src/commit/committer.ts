@@ -31,6 +31,8 @@ export interface CommitterDeps {
   readonly admission: Admission;
   readonly normalize: NormalizeOptions;
   readonly hooks: Hooks | undefined;
+  /** Where links of other nodes' hosts go (docs/protocol.md, "Hand-offs"); none: their owners read the record. */
+  readonly handoffs?: { found(url: string, hostDir: string, depth: number): void } | undefined;
   /** Called after every page stored (the mount works). */
   readonly onStored: () => void;
   /** --warc: what was fetched is written to the WARC files before it is committed. */
@@ -82,11 +84,15 @@ export class Committer {
     }
     if (c.file !== undefined) stats.bytes += c.file.body.length;
     // Links to hosts this node owns go to its frontier; the others are on disk in the record
-    // just written, where their owners' reseeds find them.
+    // just written, and are handed off to their owners (docs/protocol.md, "Hand-offs").
     let complete = true;
     for (const link of c.links) {
       const hostDir = hostDirOfNormalized(link);
-      if (hostDir === undefined || !admission.wantsHost(hostDir)) continue;
+      if (hostDir === undefined) continue;
+      if (!admission.wantsHost(hostDir)) {
+        this.#d.handoffs?.found(link, hostDir, c.target.depth + 1);
+        continue;
+      }
       if (admission.offer(link, hostDir, c.target.depth + 1) === 'full') complete = false;
     }
     if (complete) this.#d.reseeder.markRead(host.dir, key);

@@ -70,6 +70,12 @@ export interface CrawlConfig {
   /** Keep polling for new seeds and links instead of exiting when the crawl is done. */
   readonly watch: boolean;
   readonly partition: Partition;
+  /**
+   * Hand-offs (docs/protocol.md): links of another node's hosts are sent to it in files
+   * rather than found by its reading every links record. Default true; `--partition url`
+   * never uses them.
+   */
+  readonly handoff?: boolean;
   /** How often this node rewrites its heartbeat. */
   readonly heartbeatMs: number;
   /**

@@ -16,6 +16,8 @@ import { assembleNode, type Parts } from './node-parts.js';
 import type { ReseedSink } from '../reseed/reseeder.js';
 import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
 import { afterEmptyReseed } from './termination.js';
+import { countDiscovery } from '../cluster/handoff-stats.js';
+import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -61,6 +63,7 @@ export class CrawlNode {
   readonly #warc: WarcCapture | undefined;
   #p: Parts | undefined;
   #stopping: RunResult | undefined;
+  /** The next reseed reads every record (the first one, with hand-offs; and after hosts were gained). */
   #needFullReseed = false;
   #wake: (() => void) | undefined;
   #heartbeat: Heartbeat | undefined;
@@ -111,6 +114,8 @@ export class CrawlNode {
     await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
     this.#ownership.setLive(p.membership.liveIds());
+    // With hand-offs later reseeds skip other hosts' records: the first one reads them all.
+    if (p.handoffs !== undefined) this.#needFullReseed = true;
     this.#heartbeat!.start();
     this.#log.info('node started', { node: this.#config.nodeId, data: this.#config.dataDir });
     try {
@@ -189,7 +194,8 @@ export class CrawlNode {
       }
       if (this.#busy(p)) {
         this.stats.state = 'crawling';
-        await this.#sleep(1_000);
+        if (p.handoffs === undefined) await this.#sleep(1_000);
+        else await this.#exchangeWhileBusy(p);
         continue;
       }
       const retryAt = p.frontier.nextRetryAt();
@@ -205,8 +211,20 @@ export class CrawlNode {
       this.#needFullReseed = false;
       let queued: number;
       try {
-        const r = await p.reseeder.reseed(this.#sink(p), full);
-        queued = r.queued;
+        // Hand-offs (docs/protocol.md): everything found goes out before this node may say
+        // it is idle; what was sent to it comes in with the reseed.
+        let handed = 0;
+        if (p.handoffs !== undefined) {
+          // A file sent now is work for its owner, who may have been seen idle before: this
+          // reseed then has not "found nothing".
+          handed += await p.handoffs.outbox.flush();
+          const h = await p.handoffs.receive(this.#handoffTarget(p), full ? p.membership.liveIds() : undefined);
+          handed += h.queued + h.forwarded;
+        }
+        const cpu = process.cpuUsage();
+        const r = await p.reseeder.reseed(this.#sink(p), full, p.handoffs !== undefined);
+        countDiscovery(this.stats, cpu, 'reseed', r.recordsRead);
+        queued = r.queued + handed;
         if (r.queued > 0) this.#log.info('reseed', { round: this.stats.round + 1, ...r, full });
       } catch (err) {
         this.#onStoreError(err);
@@ -239,6 +257,31 @@ export class CrawlNode {
       if (step.publishIdle) this.#heartbeat!.beatSoon();
       if (step.kind === 'wait') await this.#sleep(step.ms);
     }
+  }
+
+  /**
+   * While requests run (docs/protocol.md, "Hand-offs"): writes the batches of links found for
+   * other nodes, and, with room for more requests, reads what others sent to this node, so
+   * that it learns of its hosts' new URLs within a fraction of a second, not at the end of
+   * its round.
+   */
+  async #exchangeWhileBusy(p: Parts): Promise<void> {
+    const h = p.handoffs!;
+    try {
+      if (h.outbox.due(HANDOFF_FLUSH_MS)) await h.outbox.flush();
+      if (p.requests.inFlight < this.#config.concurrency && !this.#fenced() && !p.guard.fault) {
+        const r = await h.receive(this.#handoffTarget(p));
+        if (r.queued > 0) p.requests.pump();
+      }
+    } catch (err) {
+      this.#onStoreError(err);
+    }
+    await this.#sleep(HANDOFF_POLL_MS);
+  }
+
+  /** Where received hand-offs go: the admission chain, with the hosts as the frontier holds them. */
+  #handoffTarget(p: Parts): HandoffFrontier {
+    return { offer: (url, hostDir, depth) => p.admission.offer(url, hostDir, depth), hosts: p.frontier.hosts };
   }
 
   /** True while something is queued or in flight (queued includes hosts waiting for a lease, a listing or robots.txt). */
@@ -346,6 +389,8 @@ export class CrawlNode {
     await this.#heartbeat!.close();
     p.frontier.close();
     await this.#warc?.close().catch((err) => this.#log.warn(`warc: the last file was not closed (the next run closes it): ${describeError(err)}`));
+    // Best effort: links found but not sent yet (a node that leaves makes the others reseed fully anyway).
+    await p.handoffs?.outbox.flush().catch(() => undefined);
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
     for (const dir of [...p.leases.held()]) await p.leases.release(dir).catch(() => undefined);
     await p.membership.leave().catch(() => undefined);

@@ -117,6 +117,14 @@ export class Heartbeat {
       if (changed) {
         const before = ownership.liveCount;
         ownership.setLive(p.membership.liveIds());
+        if (p.handoffs !== undefined) {
+          // Queued URLs of hosts that moved go to their new owner, who would not read the
+          // records they came from (docs/protocol.md, "Hand-offs").
+          p.handoffs.viewChanged();
+          for (const host of [...p.frontier.hosts.values()]) {
+            if (host.phase !== 'releasing' && !ownership.ownsHost(host.dir)) p.handoffs.moved(host.dir, p.frontier.dropHost(host));
+          }
+        }
         log.info('nodes changed', { alive: ownership.liveCount });
         if (p.keeper.rebalance(before)) events.needFullReseed();
         events.wake();

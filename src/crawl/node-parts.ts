@@ -1,3 +1,4 @@
+import { HandoffExchange } from '../cluster/handoff-exchange.js';
 import { Leases } from '../cluster/lease.js';
 import { Membership } from '../cluster/membership.js';
 import type { Ownership } from '../cluster/ownership.js';
@@ -36,6 +37,8 @@ export interface Parts {
   readonly admission: Admission;
   readonly committer: Committer;
   readonly requests: RequestRunner;
+  /** Hand-offs (docs/protocol.md), unless --no-handoff or --partition url. */
+  readonly handoffs: HandoffExchange | undefined;
 }
 
 /** What the parts ask of the node that runs them. */
@@ -88,6 +91,10 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     { userAgent: config.userAgent, maxAgeMs: config.robotsMaxAgeMs, nodeId: config.nodeId, fsync: config.fsync },
     clock,
   );
+  const handoffs =
+    config.handoff !== false && config.partition === 'host'
+      ? new HandoffExchange({ layout, nodeId: config.nodeId, fsync: config.fsync, clock, ownership: env.ownership, scope: env.scope, stats })
+      : undefined;
   const guard = new MountGuard({ dataDir: config.dataDir, retryMs: config.mountRetryMs, clock, log, layout, marker });
   // Each part is made after the parts it calls; a part tells the node (control) what the
   // node must act on, and only the node starts requests (RequestRunner.pump).
@@ -130,6 +137,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     admission,
     normalize,
     hooks: env.hooks,
+    handoffs,
     onStored: () => guard.stored(),
     warc: env.warc,
   });
@@ -148,5 +156,5 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     abort,
     control,
   });
-  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests };
+  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, handoffs };
 }

@@ -49,6 +49,11 @@ export class CrawlStats {
   };
   /** Times the user's --hook threw. */
   hookErrors = 0;
+  /**
+   * Discovery: reseeds and hand-off reads (docs/protocol.md), how many, the records and
+   * hand-offs they read, and the process CPU (microseconds) spent while they ran.
+   */
+  readonly discovery = { reseeds: 0, recordsRead: 0, handoffsRead: 0, cpuMicros: 0 };
   round = 0;
   queued = 0;
   inFlight = 0;

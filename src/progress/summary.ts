@@ -25,6 +25,8 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     seconds: Math.round(seconds * 10) / 10,
     pagesPerSecond: seconds > 0 ? Math.round((stats.pages / seconds) * 10) / 10 : 0,
     rounds: stats.round,
+    cpuSeconds: Math.round(((process.cpuUsage().user + process.cpuUsage().system) / 1e6) * 1000) / 1000,
+    discovery: { ...stats.discovery, cpuSeconds: Math.round(stats.discovery.cpuMicros / 1000) / 1000 },
     ...(stats.hookErrors > 0 ? { hookErrors: stats.hookErrors } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
     finalErrors: Object.fromEntries([...stats.finalErrors].sort((a, b) => b[1] - a[1])),

@@ -91,8 +91,11 @@ export class Reseeder {
   /**
    * Reads seeds and links records into `sink`. `full` ignores what was read before (after
    * this node gained hosts, whose links it skipped while another node owned them).
+   * `ownOnly` (with hand-offs, docs/protocol.md): unless `full`, only the links records of
+   * hosts this node wants are read (those whose links did not fit in the frontier); links to
+   * its hosts from other hosts' records reach it in hand-off files.
    */
-  async reseed(sink: ReseedSink, full: boolean): Promise<ReseedStats> {
+  async reseed(sink: ReseedSink, full: boolean, ownOnly = false): Promise<ReseedStats> {
     const started = this.#clock.monotonic();
     const stats: ReseedStats = { queued: 0, recordsRead: 0, dirsListed: 0, dirsSkipped: 0, seedsRead: 0, durationMs: 0 };
     const serverNow = this.#serverTime()?.mtimeMs;
@@ -111,7 +114,8 @@ export class Reseeder {
     }
 
     const toList: { hostDir: string; mtimeMs: number }[] = [];
-    await mapLimit(linkHosts, STAT_PARALLELISM, async (hostDir) => {
+    const scan = ownOnly && !full ? linkHosts.filter((h) => sink.wantsHost(h)) : linkHosts;
+    await mapLimit(scan, STAT_PARALLELISM, async (hostDir) => {
       let mtimeMs: number;
       try {
         mtimeMs = (await stat(`${this.#layout.dir('links')}/${hostDir}`)).mtimeMs;

@@ -93,6 +93,14 @@ export class LoopbackSite {
     return this.#total;
   }
 
+  /** Forgets every count (between runs of a benchmark against one site). */
+  reset(): void {
+    this.counts.clear();
+    this.times.clear();
+    this.#total = 0;
+    this.#maxInFlight.fill(0);
+  }
+
   /** Most requests host `i` had in flight at once. */
   maxInFlight(i: number): number {
     return this.#maxInFlight[i]!;

@@ -14,6 +14,7 @@ export const DIRS = Object.freeze({
   robots: 'robots',
   /** Bodies of non-HTML responses kept with --keep. */
   files: 'files',
+  handoff: 'handoff',
 });
 
 /** With --warc: each node's WARC files (docs/warc.md). Made by the first node that writes one, not with the others. */
@@ -68,6 +69,11 @@ export class Layout {
     return join(this.root, DIRS.robots, `${hostDir}.txt`);
   }
 
+  /** The hand-off inbox of a node (docs/protocol.md, "Hand-offs"). */
+  inbox(nodeId: string): string {
+    return join(this.root, DIRS.handoff, nodeId);
+  }
+
   marker(): string {
     return join(this.root, MARKER_FILE);
   }
@@ -103,7 +109,7 @@ export function tempName(finalName: string, nodeId: string, seq: number): string
  * containers), and a temp file a killed earlier run left behind must never collide with a
  * new one (temp files are created exclusively).
  */
-const PROCESS_TAG = Math.floor(Math.random() * 36 ** 6)
+export const PROCESS_TAG = Math.floor(Math.random() * 36 ** 6)
   .toString(36)
   .padStart(6, '0');
 

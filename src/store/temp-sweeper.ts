@@ -12,8 +12,9 @@ import { tempOwner } from './layout.js';
  */
 export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAgeMs: number): Promise<number> {
   let removed = 0;
-  for (const name of ['nodes', 'hosts', 'seeds', 'robots'] as const) {
-    const dir = layout.dir(name);
+  // Hand-off inboxes too (docs/protocol.md, "Hand-offs"): a writer killed mid-write leaves one there.
+  const inboxes = (await readdir(layout.dir('handoff')).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
+  for (const dir of [...(['nodes', 'hosts', 'seeds', 'robots'] as const).map((n) => layout.dir(n)), ...inboxes.map((n) => layout.inbox(n))]) {
     let entries: string[];
     try {
       entries = await readdir(dir);

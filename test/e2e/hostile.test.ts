@@ -174,7 +174,7 @@ describe('hostile responses', () => {
     assert.equal(e.final, true);
     const allowed = new Set([...site.hosts.map((h) => h.hostDir), UNRESOLVABLE_HOST]);
     const top = (await readdir(data.path)).sort();
-    assert.deepEqual(top, ['.mountcrawl', '.mountcrawl-run.json', 'errs', 'files', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
+    assert.deepEqual(top, ['.mountcrawl', '.mountcrawl-run.json', 'errs', 'files', 'handoff', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
     for (const f of await listFiles(data.path)) {
       const parts = f.split('/');
       if (['html', 'links', 'errs'].includes(parts[0]!)) {

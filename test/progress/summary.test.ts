@@ -37,7 +37,11 @@ describe('summaryOf', () => {
       s.cut.depth = 3;
       s.cut.truncated = 1;
     });
-    const sum = summaryOf(s, 12.345, 'complete');
+    s.discovery.reseeds = 2;
+    s.discovery.cpuMicros = 1_234_567;
+    const { cpuSeconds, discovery, ...sum } = summaryOf(s, 12.345, 'complete');
+    assert.ok(typeof cpuSeconds === 'number' && cpuSeconds > 0, 'the process CPU so far');
+    assert.deepEqual(discovery, { reseeds: 2, recordsRead: 0, handoffsRead: 0, cpuMicros: 1_234_567, cpuSeconds: 1.235 });
     assert.deepEqual(sum, {
       reason: 'complete',
       pages: 100,

@@ -27,7 +27,7 @@ describe('Layout: where everything lives (docs/protocol.md)', () => {
   });
 
   test('top-level directories', () => {
-    assert.deepEqual(Object.keys(DIRS).sort(), ['errs', 'files', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
+    assert.deepEqual(Object.keys(DIRS).sort(), ['errs', 'files', 'handoff', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
     for (const name of Object.keys(DIRS) as (keyof typeof DIRS)[]) assert.equal(layout.dir(name), join(root, name));
     assert.ok(Object.isFrozen(DIRS));
   });

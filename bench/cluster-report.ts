@@ -1,0 +1,101 @@
+import type { MountCounts } from './cluster-mounts.js';
+import { round } from './measure.js';
+
+/** One node of one run of `npm run bench:cluster`. */
+export interface NodeRow {
+  readonly node: string;
+  readonly exitCode: number;
+  /** Links records this node wrote (its summary). */
+  readonly pages: number;
+  /** CPU seconds of the node's process (its summary: process.cpuUsage at the end). */
+  readonly cpuSeconds: number;
+  /** CPU seconds while reseeds and hand-off reads ran (an upper bound: see src/cluster/handoff-stats.ts). */
+  readonly discoveryCpuSeconds: number;
+  readonly reseeds: number;
+  readonly recordsRead: number;
+  readonly handoffsRead: number;
+  /** What went through its mount (absent on a local directory). */
+  readonly mount?: MountCounts;
+}
+
+/** One run of N nodes. */
+export interface ClusterRow {
+  readonly nodes: number;
+  readonly attempt: number;
+  readonly wallSeconds: number;
+  /** Distinct pages of the site fetched (the site's count). */
+  readonly pagesFetched: number;
+  readonly pagesPerSecond: number;
+  readonly coverage: number;
+  /** Requests beyond the first for the same URL, robots.txt included (the site's count). */
+  readonly duplicateFetches: number;
+  readonly maxInFlightPerHost: number;
+  /** CPU the whole machine used during the run (/proc/stat): everything, other programs too. */
+  readonly machineCpuSeconds: number;
+  readonly loadavg: number[];
+  readonly perNode: NodeRow[];
+}
+
+const mean = (xs: number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+/** Per node, averaged over the nodes of a run, per page the whole cluster fetched. */
+export function perPage(row: ClusterRow): {
+  cpuMs: number;
+  discoveryCpuMs: number;
+  requests: number;
+  readKb: number;
+  downKb: number;
+  upKb: number;
+} {
+  const p = Math.max(1, row.pagesFetched);
+  const n = row.perNode;
+  const m = n.map((x) => x.mount).filter((x): x is MountCounts => x !== undefined);
+  return {
+    cpuMs: round((mean(n.map((x) => x.cpuSeconds)) * 1000) / p, 3),
+    discoveryCpuMs: round((mean(n.map((x) => x.discoveryCpuSeconds)) * 1000) / p, 3),
+    requests: round(mean(m.map((x) => x.requests)) / p, 2),
+    readKb: round(mean(m.map((x) => x.readBytes)) / 1024 / p, 2),
+    downKb: round(mean(m.map((x) => x.down)) / 1024 / p, 2),
+    upKb: round(mean(m.map((x) => x.up)) / 1024 / p, 2),
+  };
+}
+
+/** The tables the bench prints (markdown, as docs/benchmarks.md records them). */
+export function clusterTables(rows: readonly ClusterRow[], where: string): string {
+  const base = mean(rows.filter((r) => r.nodes === 1).map((r) => r.pagesPerSecond));
+  const out = [
+    `Nodes on ${where}. Speedup against the mean pages/s of the N = 1 runs.`,
+    '',
+    '| N | run | wall s | pages/s | speedup | efficiency | coverage | dup. fetches | max in flight/host | machine CPU s | load (1, 5, 15 min) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const r of rows) {
+    const speedup = r.pagesPerSecond / base;
+    out.push(
+      `| ${r.nodes} | ${r.attempt} | ${r.wallSeconds} | ${r.pagesPerSecond} | ${round(speedup, 2)} | ${round((100 * speedup) / r.nodes, 0)}% | ` +
+        `${r.coverage} | ${r.duplicateFetches} | ${r.maxInFlightPerHost} | ${r.machineCpuSeconds} | ${r.loadavg.join(' ')} |`,
+    );
+  }
+  out.push(
+    '',
+    'Per node, averaged over the nodes of the run, per page the whole cluster fetched: CPU, discovery CPU (reseeds and hand-offs), ' +
+      'SFTP requests, file bytes read (READ replies), bytes from and to the server through the relay.',
+    '',
+    '| N | run | CPU ms | discovery CPU ms | records read/node | hand-offs read/node | SFTP req. | read KB | relay down KB | relay up KB | requests by type (all nodes, per page) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  );
+  for (const r of rows) {
+    const pp = perPage(r);
+    const byType = new Map<string, number>();
+    for (const n of r.perNode) for (const [k, v] of Object.entries(n.mount?.ops ?? {})) byType.set(k, (byType.get(k) ?? 0) + v);
+    const types = [...byType]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${round(v / Math.max(1, r.pagesFetched), 2)}`)
+      .join(', ');
+    out.push(
+      `| ${r.nodes} | ${r.attempt} | ${pp.cpuMs} | ${pp.discoveryCpuMs} | ${round(mean(r.perNode.map((n) => n.recordsRead)), 0)} | ` +
+        `${round(mean(r.perNode.map((n) => n.handoffsRead)), 0)} | ${pp.requests} | ${pp.readKb} | ${pp.downKb} | ${pp.upKb} | ${types || '-'} |`,
+    );
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,202 @@
+/**
+ * `npm run bench:cluster` (issue 9): does adding machines add speed? N nodes (default 1, 2, 4
+ * and 8), each on its own sshfs mount of one export served by one private sshd, each mount's
+ * TCP connection through a relay that adds a LAN-like delay in each direction (default
+ * 0.25 ms), crawl one many-host site on loopback whose every response takes about 100 ms. The
+ * nodes are latency-bound (small --concurrency), so that on a small machine the bench
+ * measures the protocol, not the CPU. Prints, per N, pages/s, speedup and efficiency against
+ * N = 1, duplicate fetches and the most requests in flight on one host (the site's counts),
+ * and per node its CPU, its discovery CPU (reseeds and hand-offs), bytes through its mount
+ * and SFTP requests per page (bench/cluster-mounts.ts says how they are counted); writes
+ * bench/results/<date>-cluster.json. docs/benchmarks.md has the options and the results.
+ *
+ * Exits 3 (and says what is missing) when sshd, sshfs, FUSE or python3 are not there.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startGeneratedSite } from '../src/site/generated-site.js';
+import { pagePath } from '../src/site/generated-site.js';
+import type { LoopbackSite } from '../src/site/site-server.js';
+import { ClusterMounts, clusterMissing, type MountCounts } from './cluster-mounts.js';
+import { clusterTables, type ClusterRow, type NodeRow } from './cluster-report.js';
+import { machineBusySeconds, round, wholeArg } from './measure.js';
+import { MOUNTCRAWL_BIN, REPO } from './peers.js';
+
+const { values: o } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '1,2,4,8' },
+    hosts: { type: 'string', default: '200' },
+    pages: { type: 'string', default: '25' },
+    latency: { type: 'string', default: '100' },
+    concurrency: { type: 'string', default: '4' },
+    'per-host': { type: 'string', default: '1' },
+    'link-delay': { type: 'string', default: '0.25' },
+    local: { type: 'boolean', default: false },
+    repeat: { type: 'string', default: '1' },
+    timeout: { type: 'string', default: '900' },
+    python: { type: 'string', default: '/usr/bin/python3' },
+    results: { type: 'string', default: join(REPO, 'bench', 'results') },
+    'node-args': { type: 'string', default: '' },
+    bin: { type: 'string', default: MOUNTCRAWL_BIN },
+  },
+});
+const log = (line: string): void => void process.stderr.write(`cluster bench: ${line}\n`);
+const num = (name: keyof typeof o, min: number): number => wholeArg('cluster bench', name, o[name] as string, min);
+const counts = o.nodes!.split(',').map((s) => wholeArg('cluster bench', 'nodes', s, 1));
+const hosts = num('hosts', 1);
+const pagesPerHost = num('pages', 1);
+const latencyMs = num('latency', 0);
+const concurrency = num('concurrency', 1);
+const perHost = num('per-host', 1);
+const repeat = num('repeat', 1);
+const linkDelayMs = Number(o['link-delay']);
+if (!(linkDelayMs >= 0)) {
+  log(`--link-delay must be a number of milliseconds, not '${o['link-delay']}'`);
+  process.exit(2);
+}
+if (hosts > 250) {
+  log('--hosts must be at most 250 (127.0.0.2 .. 127.0.0.251)');
+  process.exit(2);
+}
+const nodeArgs = o['node-args']!.split(' ').filter((a) => a !== '');
+
+const children = new Set<ChildProcess>();
+let mounts: ClusterMounts | undefined;
+let site: LoopbackSite | undefined;
+let local: string | undefined;
+let interrupted = false;
+
+async function cleanup(): Promise<void> {
+  for (const c of children) c.kill('SIGKILL');
+  await mounts?.stop();
+  await site?.close();
+  if (local !== undefined) await rm(local, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    log(`${signal}: stopping the nodes, unmounting, stopping sshd and the relay`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+/** Runs one node to its end; resolves with its exit code and the summary it printed (--json). */
+function runNode(id: string, data: string, seeds: readonly string[]): Promise<{ code: number; summary: Record<string, unknown> | undefined }> {
+  const args = [o.bin!, 'crawl', ...seeds, '--data', data, '--node-id', id, '--per-host', String(perHost)];
+  args.push('--delay', '0', '--concurrency', String(concurrency), '--max-depth', '1000', '--no-progress', '--json', ...nodeArgs);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(child);
+  const killer = setTimeout(() => child.kill('SIGKILL'), num('timeout', 1) * 1000);
+  let stderr = '';
+  let summary: Record<string, unknown> | undefined;
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    let nl: number;
+    while ((nl = stderr.indexOf('\n')) >= 0) {
+      const line = stderr.slice(0, nl);
+      stderr = stderr.slice(nl + 1);
+      if (line.includes('"msg":"summary"')) summary = JSON.parse(line) as Record<string, unknown>;
+      else if (line.includes('"level":"error"')) log(`${id}: ${line}`);
+    }
+  });
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(killer);
+      children.delete(child);
+      if (code !== 0) log(`node ${id} exited ${code}`);
+      resolve({ code: code ?? 1, summary });
+    }),
+  );
+}
+
+async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
+  const s = site!;
+  s.reset();
+  const name = `run-${n}-${attempt}-${Date.now()}`;
+  const dirs: string[] = [];
+  if (mounts !== undefined) {
+    await mkdir(join(mounts.export, name));
+    for (let i = 0; i < n; i++) dirs.push(join(mounts.mounts[i]!, name));
+    await mounts.mark();
+  } else {
+    await mkdir(join(local!, name));
+    for (let i = 0; i < n; i++) dirs.push(join(local!, name));
+  }
+  const seeds = s.hosts.map((h) => `${h.origin}/`);
+  const busy0 = machineBusySeconds();
+  const started = performance.now();
+  const results = await Promise.all(dirs.map((d, i) => runNode(`n${i + 1}`, d, seeds)));
+  const wallSeconds = (performance.now() - started) / 1000;
+  const machineCpu = machineBusySeconds() - busy0;
+  const mc: (MountCounts | undefined)[] = mounts !== undefined ? await mounts.counts() : [];
+  let fetched = 0;
+  let duplicates = 0;
+  for (const [, c] of s.counts) duplicates += c - 1;
+  for (const h of s.hosts) for (let p = 0; p < pagesPerHost; p++) if (s.count(`${h.origin}${pagePath(p)}`) > 0) fetched++;
+  const maxInFlight = Math.max(...s.hosts.map((h) => s.maxInFlight(h.index)));
+  const nodes: NodeRow[] = results.map((r, i) => {
+    const sum = r.summary ?? {};
+    const disc = (sum.discovery ?? {}) as Record<string, number>;
+    const m = mc[i];
+    return {
+      node: `n${i + 1}`,
+      exitCode: r.code,
+      pages: Number(sum.pages ?? 0),
+      cpuSeconds: Number(sum.cpuSeconds ?? NaN),
+      discoveryCpuSeconds: Number(disc.cpuSeconds ?? NaN),
+      reseeds: Number(disc.reseeds ?? 0),
+      recordsRead: Number(disc.recordsRead ?? 0),
+      handoffsRead: Number(disc.handoffsRead ?? 0),
+      ...(m === undefined ? {} : { mount: m }),
+    };
+  });
+  await rm(join(mounts?.export ?? local!, name), { recursive: true, force: true });
+  const row: ClusterRow = {
+    nodes: n,
+    attempt,
+    wallSeconds: round(wallSeconds, 2),
+    pagesFetched: fetched,
+    pagesPerSecond: round(fetched / wallSeconds, 1),
+    coverage: round(fetched / (hosts * pagesPerHost), 4),
+    duplicateFetches: duplicates,
+    maxInFlightPerHost: maxInFlight,
+    machineCpuSeconds: round(machineCpu, 1),
+    loadavg: loadavg().map((l) => round(l, 2)),
+    perNode: nodes,
+  };
+  log(`N=${n}: ${fetched} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${duplicates} duplicate fetches, load ${row.loadavg.join(' ')}`);
+  return row;
+}
+
+const command = `node dist/bench/cluster.js ${process.argv.slice(2).join(' ')}`.trim();
+try {
+  if (o.local) {
+    local = await mkdtemp(join(tmpdir(), 'mountcrawl-cluster-local-'));
+  } else {
+    const missing = await clusterMissing(o.python!);
+    if (missing !== undefined) {
+      log(`cannot run: ${missing}`);
+      process.exit(3);
+    }
+    mounts = await ClusterMounts.start(Math.max(...counts), linkDelayMs, o.python!);
+    log(`sshd and ${mounts.mounts.length} mounts through a relay of ${linkDelayMs} ms per direction, under ${mounts.dir}`);
+  }
+  site = await startGeneratedSite({ hosts, pagesPerHost, linksPerPage: 6, crossLinks: 2, latencyMs });
+  log(`site: ${hosts} hosts x ${pagesPerHost} pages, ${latencyMs} ms per response; nodes: --concurrency ${concurrency} --per-host ${perHost}`);
+  const rows: ClusterRow[] = [];
+  for (let a = 1; a <= repeat && !interrupted; a++) for (const n of counts) if (!interrupted) rows.push(await runCluster(n, a));
+  // Interrupted: the cleanup is under way and exits 130; a cut-short run is not a result.
+  if (interrupted) await new Promise(() => undefined);
+  const where = o.local ? 'one local directory' : `sshfs through a ${linkDelayMs} ms relay`;
+  process.stdout.write(clusterTables(rows, where));
+  await mkdir(o.results!, { recursive: true });
+  const file = join(o.results!, `${new Date().toISOString().replace(/[:]/g, '').replace(/\..*$/, 'Z')}-cluster${o.local ? '-local' : ''}.json`);
+  const setup = { hosts, pagesPerHost, latencyMs, concurrency, perHost, linkDelayMs: o.local ? null : linkDelayMs, where };
+  await writeFile(file, `${JSON.stringify({ command, setup, rows }, null, 1)}\n`);
+  log(`wrote ${file}`);
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,101 @@
+import type { Clock } from '../config/clock.js';
+import type { ScopeFilter } from '../frontier/scope.js';
+import type { CrawlStats } from '../progress/stats.js';
+import type { Layout } from '../store/layout.js';
+import { countDiscovery } from './handoff-stats.js';
+import { HandoffInbox, type InboxStats } from './handoff-inbox.js';
+import { HandoffOutbox } from './handoff-outbox.js';
+import type { Ownership } from './ownership.js';
+
+/** The part of the frontier a hand-off feeds. */
+export interface HandoffFrontier {
+  offer(url: string, hostDir: string, depth: number): 'queued' | 'known' | 'full';
+  readonly hosts: ReadonlyMap<string, { readonly phase: string }>;
+}
+
+export interface ExchangeOptions {
+  readonly layout: Layout;
+  readonly nodeId: string;
+  readonly fsync: boolean;
+  readonly clock: Clock;
+  readonly ownership: Ownership;
+  readonly scope: ScopeFilter;
+  readonly stats: CrawlStats;
+}
+
+/**
+ * How often a busy node with room for more requests lists its inbox, and how long a link may
+ * wait in a batch before the batches are written. Together they bound how late a node learns
+ * of a URL another node found (about 1.5 s), and how many hand-off files each node writes and
+ * reads: at most one per other node per second each way, whatever the page rate.
+ */
+export const HANDOFF_POLL_MS = 500;
+export const HANDOFF_FLUSH_MS = 1000;
+
+/**
+ * A node's hand-offs (docs/protocol.md, "Hand-offs"), both halves: links of other nodes'
+ * hosts found on this node's pages go out (`found`), batched per owner; links sent to this
+ * node come in (`receive`). With `--partition host` only: with URL partitioning every node
+ * reads every links record, as before.
+ */
+export class HandoffExchange {
+  readonly outbox: HandoffOutbox;
+  readonly inbox: HandoffInbox;
+  readonly #o: ExchangeOptions;
+
+  constructor(options: ExchangeOptions) {
+    this.#o = options;
+    this.outbox = new HandoffOutbox({
+      layout: options.layout,
+      nodeId: options.nodeId,
+      fsync: options.fsync,
+      clock: options.clock,
+      owners: options.ownership,
+    });
+    this.inbox = new HandoffInbox(options.layout, options.nodeId);
+  }
+
+  /** A link, found on a page this node committed, of a host this node does not crawl. */
+  found(url: string, hostDir: string, depth: number): void {
+    if (this.#o.scope.hostInScope(hostDir)) this.outbox.add(url, hostDir, depth);
+  }
+
+  /** URLs that were queued for a host that moved to another node: they go to its new owner. */
+  moved(hostDir: string, items: readonly { url: string; depth: number }[]): void {
+    for (const item of items) this.outbox.add(item.url, hostDir, item.depth);
+  }
+
+  /** The live set changed. */
+  viewChanged(): void {
+    this.outbox.viewChanged();
+  }
+
+  /**
+   * Reads this node's inbox (and, with `orphansOf`, the inboxes of the nodes not in that live
+   * set) into the frontier. Counts the CPU as discovery.
+   */
+  async receive(frontier: HandoffFrontier, orphansOf?: readonly string[]): Promise<InboxStats> {
+    const cpu = process.cpuUsage();
+    const { ownership, scope } = this.#o;
+    const sink = {
+      inScope: (hostDir: string) => scope.hostInScope(hostDir),
+      owns: (hostDir: string) => ownership.ownsHost(hostDir),
+      // A host on its way out (its lease was lost while this node's view still gives it the
+      // host) takes nothing now: the file stays and is read again once the views agree.
+      offer: (url: string, hostDir: string, depth: number) =>
+        frontier.hosts.get(hostDir)?.phase === 'releasing' ? ('full' as const) : frontier.offer(url, hostDir, depth),
+      forward: (url: string, hostDir: string, depth: number) => this.outbox.add(url, hostDir, depth),
+    };
+    const live = orphansOf === undefined ? undefined : new Set(orphansOf);
+    const s = await this.inbox.read(sink, live);
+    if (live !== undefined) {
+      const o = await this.inbox.readOrphans(live, sink);
+      s.files += o.files;
+      s.queued += o.queued;
+      s.forwarded += o.forwarded;
+      s.kept += o.kept;
+    }
+    countDiscovery(this.#o.stats, cpu, 'handoff', s.files);
+    return s;
+  }
+}

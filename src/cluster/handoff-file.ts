@@ -1,0 +1,61 @@
+import { PROCESS_TAG } from '../store/layout.js';
+import { hostDirOfNormalized, isSafeHostDir } from '../url/host-dir.js';
+
+/** Version of the hand-off file format. */
+export const HANDOFF_VERSION = 1;
+
+/**
+ * One hand-off file (docs/protocol.md, "Hand-offs"): links that a node found on pages it
+ * committed, for hosts another node owns, grouped by host directory. Written whole (temp +
+ * rename) into `handoff/<owner>/`, read and removed by that owner. A hint, never the truth:
+ * every link in it is also in a links record on the mount.
+ */
+export interface HandoffFile {
+  readonly v: number;
+  /** The writer's node id (for people; nothing depends on it). */
+  readonly from: string;
+  /** The owner it was meant for, by the writer's view of the live nodes. */
+  readonly to: string;
+  /** Writer's wall clock, ms (for people; never compared with another clock). */
+  readonly at: number;
+  /** host directory -> [normalized URL, depth][] */
+  readonly links: Readonly<Record<string, readonly (readonly [string, number])[]>>;
+}
+
+/**
+ * The name of a writer's `seq`-th hand-off: the writer's id, a tag of this process and a
+ * sequence number, so that no two writers (nor two runs of one node id) ever choose the same
+ * name, and a rename never replaces another writer's unread hand-off.
+ */
+export function handoffName(writer: string, seq: number): string {
+  return `${writer}+${PROCESS_TAG}${seq.toString(36)}.json`;
+}
+
+/** True for a published hand-off (not a temporary file, nothing else). */
+export function isHandoffName(name: string): boolean {
+  return !name.startsWith('.') && name.endsWith('.json') && name.includes('+');
+}
+
+/**
+ * Checks a parsed hand-off and keeps only what is safe to act on: host directories that pass
+ * `isSafeHostDir`, and URLs that belong to the host they are listed under. Throws TypeError
+ * when the file is not a hand-off at all (a torn read is retried by the caller).
+ */
+export function asHandoff(value: unknown): HandoffFile {
+  const o = value as Partial<HandoffFile> | null;
+  if (o === null || typeof o !== 'object' || o.v !== HANDOFF_VERSION || typeof o.links !== 'object' || o.links === null) {
+    throw new TypeError('not a hand-off file');
+  }
+  const links: Record<string, [string, number][]> = {};
+  for (const [hostDir, list] of Object.entries(o.links)) {
+    if (!isSafeHostDir(hostDir) || !Array.isArray(list)) continue;
+    const kept: [string, number][] = [];
+    for (const item of list) {
+      if (!Array.isArray(item) || typeof item[0] !== 'string' || typeof item[1] !== 'number') continue;
+      if (hostDirOfNormalized(item[0]) !== hostDir) continue;
+      kept.push([item[0], item[1]]);
+    }
+    links[hostDir] = kept;
+  }
+  return { v: HANDOFF_VERSION, from: String(o.from), to: String(o.to), at: Number(o.at), links };
+}

@@ -1,0 +1,138 @@
+import { readdir, rmdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tempOwner, type Layout } from '../store/layout.js';
+import { readJsonValidated } from '../store/read-whole.js';
+import { mapLimit } from '../util/map-limit.js';
+import { asHandoff, isHandoffName } from './handoff-file.js';
+
+/** Where the links of a hand-off go. */
+export interface InboxSink {
+  /** In scope at all (a link out of scope is dropped, as a reseed would). */
+  inScope(hostDir: string): boolean;
+  /** This node crawls the host (by its current view of the live nodes). */
+  owns(hostDir: string): boolean;
+  /** Offers a link of an owned host to the frontier. */
+  offer(url: string, hostDir: string, depth: number): 'queued' | 'known' | 'full';
+  /** A link of a host this node does not own (any more): sent on to its owner. */
+  forward(url: string, hostDir: string, depth: number): void;
+}
+
+/** What one read of the inbox did. */
+export interface InboxStats {
+  files: number;
+  queued: number;
+  forwarded: number;
+  /** Files kept for the next read because the frontier was full. */
+  kept: number;
+}
+
+/** Hand-off files read in parallel (each is a round trip on a network mount). */
+const READ_PARALLELISM = 16;
+
+/**
+ * The receiving half of hand-offs (docs/protocol.md, "Hand-offs"): lists `handoff/<node>/`,
+ * offers each file's links of hosts this node owns to its frontier, sends on the links of
+ * hosts it does not own (ownership moved while the file was unread, or its writer's view of
+ * the live nodes was not this one's), and removes the file, only once every link in it is
+ * queued, known or sent on. A file whose links did not all fit in the frontier stays and is
+ * read again. Nothing here depends on who wrote a file, whether its writer still lives, or
+ * on any clock.
+ */
+export class HandoffInbox {
+  readonly #layout: Layout;
+  readonly #nodeId: string;
+
+  constructor(layout: Layout, nodeId: string) {
+    this.#layout = layout;
+    this.#nodeId = nodeId;
+  }
+
+  /**
+   * Reads this node's inbox. With `live` (after a node left), temporary files that writers
+   * not in it left behind (killed mid-write) are removed too: no one will rename them.
+   */
+  read(sink: InboxSink, live?: ReadonlySet<string>): Promise<InboxStats> {
+    return this.#drain(this.#layout.inbox(this.#nodeId), sink, false, live);
+  }
+
+  /**
+   * Reads the inboxes of nodes not in `live` (dead, or gone for good), so that what was sent
+   * to them reaches the hosts' new owners, and removes the emptied directories. Called after
+   * a node left, with the full reseed that follows it.
+   */
+  async readOrphans(live: ReadonlySet<string>, sink: InboxSink): Promise<InboxStats> {
+    const total: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
+    let names: string[];
+    try {
+      names = await readdir(this.#layout.dir('handoff'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return total;
+      throw err;
+    }
+    for (const name of names) {
+      if (name.startsWith('.') || live.has(name)) continue;
+      const s = await this.#drain(join(this.#layout.dir('handoff'), name), sink, true, live);
+      total.files += s.files;
+      total.queued += s.queued;
+      total.forwarded += s.forwarded;
+      total.kept += s.kept;
+    }
+    return total;
+  }
+
+  async #drain(dir: string, sink: InboxSink, removeDir: boolean, live?: ReadonlySet<string>): Promise<InboxStats> {
+    const stats: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return stats;
+      throw err;
+    }
+    if (live !== undefined) {
+      for (const name of names) {
+        const writer = tempOwner(name);
+        if (writer !== undefined && !live.has(writer)) await unlink(join(dir, name)).catch(() => undefined);
+      }
+    }
+    const files = names.filter(isHandoffName);
+    await mapLimit(files, READ_PARALLELISM, async (name) => {
+      const path = join(dir, name);
+      let file;
+      try {
+        file = await readJsonValidated(path, asHandoff);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return; // another reader of an orphaned inbox took it
+        if (!(err instanceof SyntaxError || err instanceof TypeError)) throw err;
+        file = undefined; // not a hand-off even after rereads: nothing to take from it
+      }
+      stats.files++;
+      let complete = true;
+      for (const [hostDir, list] of Object.entries(file?.links ?? {})) {
+        if (!sink.inScope(hostDir)) continue;
+        const owned = sink.owns(hostDir);
+        for (const [url, depth] of list) {
+          if (!owned) {
+            sink.forward(url, hostDir, depth);
+            stats.forwarded++;
+            continue;
+          }
+          const r = sink.offer(url, hostDir, depth);
+          if (r === 'queued') stats.queued++;
+          else if (r === 'full') complete = false;
+        }
+      }
+      if (!complete) {
+        stats.kept++;
+        return;
+      }
+      await unlink(path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+    });
+    // An orphaned inbox that is empty now goes (a late writer recreates it, and it is read again).
+    if (removeDir && stats.kept === 0) await rmdir(dir).catch(() => undefined);
+    return stats;
+  }
+}

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { HANDOFF_VERSION, asHandoff, handoffName } from '../../src/cluster/handoff-file.js';
+import { HandoffInbox, type InboxSink } from '../../src/cluster/handoff-inbox.js';
+import { HandoffOutbox } from '../../src/cluster/handoff-outbox.js';
+import { Layout } from '../../src/store/layout.js';
+import { tempDir } from '../support/cli.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+const A = '127.0.0.2_8001';
+const B = '127.0.0.3_8002';
+const url = (hostDir: string, path: string): string => `http://${hostDir.replace('_', ':')}${path}`;
+
+/** A sink that records what reaches it; `owned` hosts are this node's, `full` makes offers fail. */
+function recordingSink(owned: readonly string[], options: { full?: boolean } = {}) {
+  const offered: string[] = [];
+  const forwarded: string[] = [];
+  const queued = new Set<string>();
+  const sink: InboxSink & { full: boolean } = {
+    full: options.full ?? false,
+    inScope: () => true,
+    owns: (h) => owned.includes(h),
+    offer(u) {
+      if (sink.full) return 'full';
+      offered.push(u);
+      if (queued.has(u)) return 'known';
+      queued.add(u);
+      return 'queued';
+    },
+    forward: (u) => void forwarded.push(u),
+  };
+  return { sink, offered, forwarded, queued };
+}
+
+describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
+  let dir: { path: string; cleanup: () => Promise<void> };
+  let layout: Layout;
+  const clock = new FakeClock();
+  const outbox = (writer: string, owners: Record<string, string>): HandoffOutbox =>
+    new HandoffOutbox({ layout, nodeId: writer, fsync: false, clock, owners: { hostOwner: (h) => owners[h] ?? writer } });
+  const inboxFiles = async (node: string): Promise<string[]> => (await readdir(layout.inbox(node)).catch(() => [])).sort();
+
+  beforeEach(async () => {
+    dir = await tempDir('mountcrawl-handoff-');
+    layout = new Layout(dir.path);
+    await mkdir(layout.dir('handoff'));
+  });
+  afterEach(() => dir.cleanup());
+
+  test('a batch goes to its owner as one whole file, links grouped by host, each URL once', async () => {
+    const out = outbox('w', { [A]: 'o', [B]: 'o' });
+    out.add(url(A, '/1'), A, 1);
+    out.add(url(A, '/1'), A, 1);
+    out.add(url(B, '/2'), B, 2);
+    assert.equal(out.pending, 2);
+    assert.equal(await out.flush(), 1);
+    assert.equal(out.pending, 0);
+    const files = await inboxFiles('o');
+    assert.equal(files.length, 1);
+    assert.match(files[0]!, /^w\+/);
+    const { sink, offered } = recordingSink([A, B]);
+    const s = await new HandoffInbox(layout, 'o').read(sink);
+    assert.deepEqual(offered.sort(), [url(A, '/1'), url(B, '/2')]);
+    assert.equal(s.queued, 2);
+    assert.deepEqual(await inboxFiles('o'), [], 'read and removed');
+  });
+
+  test('a batch is due once its oldest link has waited the given time, and not after it was written', async () => {
+    const out = outbox('w', { [A]: 'o' });
+    assert.equal(out.due(1000), false, 'nothing waits');
+    out.add(url(A, '/1'), A, 1);
+    clock.advance(999);
+    out.add(url(A, '/2'), A, 1);
+    assert.equal(out.due(1000), false);
+    clock.advance(1);
+    assert.equal(out.due(1000), true);
+    await out.flush();
+    assert.equal(out.due(1000), false);
+  });
+
+  test('links of hosts this node owns by its own view are not handed off', async () => {
+    const out = outbox('w', { [A]: 'w' });
+    out.add(url(A, '/1'), A, 1);
+    assert.equal(out.pending, 0);
+  });
+
+  test('writer dies after writing: its hand-off is applied all the same (nothing depends on the writer being alive)', async () => {
+    const ghost = outbox('ghost', { [A]: 'o' });
+    ghost.add(url(A, '/x'), A, 1);
+    await ghost.flush();
+    const { sink, offered } = recordingSink([A]);
+    await new HandoffInbox(layout, 'o').read(sink);
+    assert.deepEqual(offered, [url(A, '/x')]);
+  });
+
+  test('ownership moved while unread: links of hosts the reader no longer owns are sent on, not dropped', async () => {
+    const w = outbox('w', { [A]: 'old', [B]: 'old' });
+    w.add(url(A, '/a'), A, 1);
+    w.add(url(B, '/b'), B, 1);
+    await w.flush();
+    // "old" now owns only A; B moved to "new".
+    const forwardTo = outbox('old', { [A]: 'old', [B]: 'new' });
+    const { sink, offered } = recordingSink([A]);
+    sink.forward = (u, h, d) => forwardTo.add(u, h, d);
+    const s = await new HandoffInbox(layout, 'old').read(sink);
+    assert.deepEqual(offered, [url(A, '/a')]);
+    assert.equal(s.forwarded, 1);
+    await forwardTo.flush();
+    const got = recordingSink([B]);
+    await new HandoffInbox(layout, 'new').read(got.sink);
+    assert.deepEqual(got.offered, [url(B, '/b')], 'the new owner got the link');
+  });
+
+  test('ownership moved: after a node leaves, its unread inbox is drained by the others, then removed', async () => {
+    const w = outbox('w', { [A]: 'dead' });
+    w.add(url(A, '/a'), A, 1);
+    await w.flush();
+    const { sink, offered } = recordingSink([A]);
+    await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink);
+    assert.deepEqual(offered, [url(A, '/a')]);
+    await assert.rejects(readdir(layout.inbox('dead')), { code: 'ENOENT' });
+    // A writer that still thinks "dead" is alive makes the inbox again, and it is read again.
+    const late = outbox('w2', { [A]: 'dead' });
+    late.add(url(A, '/b'), A, 1);
+    await late.flush();
+    assert.equal((await inboxFiles('dead')).length, 1);
+  });
+
+  test('two writers for one host at once: two files (no rename replaces another), the URL queued once', async () => {
+    const w1 = outbox('w1', { [A]: 'o' });
+    const w2 = outbox('w2', { [A]: 'o' });
+    w1.add(url(A, '/same'), A, 1);
+    w2.add(url(A, '/same'), A, 1);
+    await Promise.all([w1.flush(), w2.flush()]);
+    assert.equal((await inboxFiles('o')).length, 2);
+    assert.notEqual(handoffName('w1', 0), handoffName('w2', 0));
+    const { sink, queued } = recordingSink([A]);
+    const s = await new HandoffInbox(layout, 'o').read(sink);
+    assert.equal(s.files, 2);
+    assert.equal(s.queued, 1);
+    assert.deepEqual([...queued], [url(A, '/same')]);
+    assert.deepEqual(await inboxFiles('o'), []);
+  });
+
+  test('clocks disagree: a hand-off stamped far in the past or the future is applied alike', async () => {
+    await mkdir(layout.inbox('o'));
+    for (const [i, at] of [0, 8.64e15].entries()) {
+      const file = { v: HANDOFF_VERSION, from: 'w', to: 'o', at, links: { [A]: [[url(A, `/${i}`), 1]] } };
+      await writeFile(join(layout.inbox('o'), handoffName('w', i)), JSON.stringify(file));
+    }
+    const { sink, offered } = recordingSink([A]);
+    await new HandoffInbox(layout, 'o').read(sink);
+    assert.deepEqual(offered.sort(), [url(A, '/0'), url(A, '/1')]);
+  });
+
+  test('frontier full: the file stays and is read again until its links fit', async () => {
+    const w = outbox('w', { [A]: 'o' });
+    w.add(url(A, '/1'), A, 1);
+    await w.flush();
+    const r = recordingSink([A], { full: true });
+    const inbox = new HandoffInbox(layout, 'o');
+    assert.equal((await inbox.read(r.sink)).kept, 1);
+    assert.equal((await inboxFiles('o')).length, 1, 'kept');
+    r.sink.full = false;
+    assert.equal((await inbox.read(r.sink)).queued, 1);
+    assert.deepEqual(await inboxFiles('o'), []);
+  });
+
+  test('a write in progress (temporary file) is never read; a foreign or hostile file gives nothing unsafe', async () => {
+    await mkdir(layout.inbox('o'));
+    await writeFile(join(layout.inbox('o'), `.${handoffName('w', 0)}~w~abc.tmp`), '{"v":1,"links":{');
+    const hostile = { v: HANDOFF_VERSION, links: { '../../etc': [['http://x/', 1]], [A]: [[url(B, '/not-A'), 1], [url(A, '/ok'), 1]] } };
+    await writeFile(join(layout.inbox('o'), handoffName('w', 1)), JSON.stringify(hostile));
+    const { sink, offered } = recordingSink([A, B]);
+    await new HandoffInbox(layout, 'o').read(sink);
+    assert.deepEqual(offered, [url(A, '/ok')]);
+    assert.equal((await inboxFiles('o')).filter((f) => f.endsWith('.tmp')).length, 1, 'the writer\'s temporary file is left to it');
+    assert.throws(() => asHandoff({ v: 99, links: {} }), TypeError);
+  });
+
+  test('temporary files of writers that are gone are removed with a full reseed, those of live writers are left', async () => {
+    await mkdir(layout.inbox('o'));
+    const dead = `.${handoffName('dead', 0)}~dead~abc.tmp`;
+    const alive = `.${handoffName('w', 0)}~w~abd.tmp`;
+    for (const name of [dead, alive]) await writeFile(join(layout.inbox('o'), name), '{');
+    const { sink } = recordingSink([A]);
+    await new HandoffInbox(layout, 'o').read(sink);
+    assert.equal((await inboxFiles('o')).length, 2, 'an ordinary read removes nothing');
+    await new HandoffInbox(layout, 'o').read(sink, new Set(['o', 'w']));
+    assert.deepEqual(await inboxFiles('o'), [alive]);
+  });
+
+  test('a failed write keeps the batch: the next flush writes it', async () => {
+    await writeFile(layout.inbox('o'), 'not a directory');
+    const w = outbox('w', { [A]: 'o' });
+    w.add(url(A, '/1'), A, 1);
+    await assert.rejects(w.flush());
+    assert.equal(w.pending, 1);
+    await rm(layout.inbox('o'));
+    await mkdir(layout.inbox('o'));
+    assert.equal(await w.flush(), 1);
+    assert.equal((await inboxFiles('o')).length, 1);
+  });
+});
