@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { parseWhole } from '../config/parse-values.js';
+import { parseProcesses } from '../config/processes.js';
 import { ExitCode, FatalError, MountcrawlError, describeError } from '../errors.js';
 import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type CrawlOptionValues } from './crawl-options.js';
 import { runCrawl } from './crawl-command.js';
@@ -31,7 +32,7 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       .argument('[urls...]', 'seed URLs'),
   ).action(async (urls: string[], opts: CrawlOptionValues, cmd: Command) => {
     const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli');
-    const processes = parseWhole('--processes', String(opts.processes), 1);
+    const processes = parseProcesses(String(opts.processes));
     if (processes > 1) {
       if (typeof opts.hook === 'string') await loadHooks(opts.hook); // checked once here; each node loads it
       result.code = await runSupervisor(config, processes, argv.slice(2));
