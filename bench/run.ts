@@ -4,7 +4,7 @@
  * latency scenario, and writes bench/results/<date>-<scenario>.json plus a table on stdout.
  *
  *   node dist/bench/run.js [--hosts 20] [--pages 500] [--scenarios 0,20]
- *     [--only baseline,mountcrawl,wget,scrapy] [--processes 2] [--per-host 8] [--concurrency 32]
+ *     [--only baseline,mountcrawl,wget,scrapy] [--processes auto] [--per-host 8] [--concurrency 32]
  *     [--results bench/results] [--work DIR] [--timeout 1800] [--no-install] [--python PATH] [--keep]
  *     [--profile DIR] [--shape mixed|standard|small|many-links|scripts|large|near-max]
  *
@@ -19,6 +19,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseProcesses } from '../src/config/processes.js';
 import { formatProfile, summarizeProfiles } from './cpu-profile.js';
 import { measure, round, tail, wholeArg } from './measure.js';
 import { PEERS, REPO, peerCommand, type PeerName, type PeerSettings } from './peers.js';
@@ -33,7 +34,7 @@ const { values: o } = parseArgs({
     pages: { type: 'string', default: '500' },
     scenarios: { type: 'string', default: '0,20' },
     only: { type: 'string', default: PEERS.join(',') },
-    processes: { type: 'string', default: '2' },
+    processes: { type: 'string', default: 'auto' },
     'per-host': { type: 'string', default: '8' },
     concurrency: { type: 'string', default: '32' },
     results: { type: 'string', default: join(REPO, 'bench', 'results') },
@@ -68,7 +69,14 @@ if (pageShape !== 'mixed' && !(PAGE_SHAPES as readonly string[]).includes(pageSh
 }
 const peers = PEERS.filter((p) => only.includes(p));
 const timeoutMs = whole('timeout', o.timeout!, 1) * 1000;
-const processes = whole('processes', o.processes!, 1);
+// `auto` as mountcrawl resolves it (src/config/processes.ts): what a user would pick here.
+let processes: number;
+try {
+  processes = parseProcesses(o.processes!);
+} catch (err) {
+  log(`--processes: ${(err as Error).message}`);
+  process.exit(2);
+}
 const perHost = whole('per-host', o['per-host']!, 1);
 const concurrency = whole('concurrency', o.concurrency!, 1);
 
