@@ -66,7 +66,7 @@ interface HostCounters {
 }
 
 /**
- * The benchmark's multi-host site on loopback (DESIGN §7): every page generated once before
+ * The benchmark's multi-host site on loopback (docs/architecture.md, "Tests"): every page generated once before
  * any crawler runs and served from memory, so that the site's own CPU (which shares the
  * machine with the crawler) stays small. Counts every request per URL and the most requests
  * in flight per host, and runs three "external" hosts outside the site that pages link to

@@ -88,7 +88,7 @@ function readSeedsFile(path: string): string[] {
 
 /**
  * Turns the command line of `crawl` into one frozen CrawlConfig, checking every value
- * (STYLE §3: validated once, at the edge). Throws FatalError(BAD_OPTION | BAD_URL).
+ * (validated once, at the edge: docs/architecture.md, "Inputs"). Throws FatalError(BAD_OPTION | BAD_URL).
  */
 export function buildCrawlConfig(
   urls: readonly string[],

@@ -7,10 +7,11 @@ import { StreamLogger } from '../progress/logger.js';
 import { ProgressDisplay } from '../progress/progress-display.js';
 import { totalOf, type Snapshot } from '../progress/snapshot.js';
 import { openDataDir } from '../store/data-dir.js';
-import { hasSeeds } from '../crawl/seeds.js';
+import { hasSeeds } from '../reseed/seeds.js';
 import { reconcileNormalization } from '../crawl/normalization.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { FatalError } from '../errors.js';
+import { backoffMs } from '../frontier/retry-policy.js';
 
 /** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
 export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
@@ -59,7 +60,7 @@ interface Slot {
 }
 
 /**
- * `--processes N` (DESIGN §5): starts N nodes on this machine, each a separate process
+ * `--processes N` (docs/architecture.md, "Processes"): starts N nodes on this machine, each a separate process
  * running the very same crawl (same protocol as nodes on other machines; ids from host
  * name and pid), restarts one that crashes (with backoff), shows one progress display
  * (a bar per node and a total), passes Ctrl-C and SIGTERM on (a second one kills them at
@@ -117,7 +118,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
       const crashed = stopping === undefined && (signal !== null || !FINAL_CODES.has(code ?? -1));
       if (crashed && slot.crashes < MAX_CRASHES) {
         slot.crashes++;
-        const wait = Math.min(MAX_BACKOFF_MS, 500 * 2 ** (slot.crashes - 1));
+        const wait = backoffMs(slot.crashes, 500, MAX_BACKOFF_MS);
         logger.warn(`node ${slot.index + 1} (pid ${child.pid}) ${signal ? `killed by ${signal}` : `exited with ${code}`}; restarting in ${wait} ms`);
         slot.exitCode = code ?? ExitCode.INTERNAL;
         slot.restartTimer = setTimeout(() => start(slot), wait);

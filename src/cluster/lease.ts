@@ -32,11 +32,11 @@ export type AcquireResult = { readonly ok: true; readonly tookOver?: string } | 
 
 let asideSeq = 0;
 
-/** Errors after which an operation on the mount may or may not have happened (FINDINGS). */
+/** Errors after which an operation on the mount may or may not have happened (docs/protocol.md, "What the file system must give"). */
 const UNCERTAIN = new Set(['EIO', 'ECONNABORTED', 'ETIMEDOUT', 'ESTALE', 'ECONNRESET']);
 
 /**
- * Host leases on the mount (DESIGN §3, docs/protocol.md). A lease is taken by an exclusive
+ * Host leases on the mount (docs/protocol.md, "Who crawls what"). A lease is taken by an exclusive
  * create (link of a complete temp file), so exactly one node gets it; a lease whose holder is
  * dead is first renamed aside to a name of the taker's own, which only one renamer can do,
  * and checked to be the one that was judged dead before it is removed. Every path that may

@@ -28,7 +28,7 @@ export interface MembershipOptions {
 }
 
 /**
- * Node liveness without comparing clocks (DESIGN §3). This node rewrites nodes/<id>.json with
+ * Node liveness without comparing clocks (docs/protocol.md, "Nodes and liveness"). This node rewrites nodes/<id>.json with
  * a counter that grows at every beat; it counts another node alive while that node's counter
  * keeps changing, timed by this node's own monotonic clock. A record written by a process of
  * this same machine that no longer runs is dead at once. Records of nodes dead for twice the

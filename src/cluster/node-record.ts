@@ -1,4 +1,4 @@
-/** What a node publishes in nodes/<id>.json every few seconds (DESIGN §3). */
+/** What a node publishes in nodes/<id>.json every few seconds (docs/protocol.md, "Nodes and liveness"). */
 export interface NodeRecord {
   readonly id: string;
   /** Grows by one at every heartbeat: others time liveness by watching it change. */

@@ -2,7 +2,7 @@ import type { Partition } from '../config/crawl-config.js';
 import { candidate, ownerOf, type Candidate } from './rendezvous.js';
 
 /**
- * Who crawls what (DESIGN §3): with `--partition host` (default) a host belongs to the
+ * Who crawls what (docs/protocol.md, "Who crawls what"): with `--partition host` (default) a host belongs to the
  * rendezvous winner over the live nodes for its host directory; with `--partition url` each
  * URL belongs to the winner for its key (and every node may write into every host's
  * directories). Owners of hosts are cached until the live set changes.

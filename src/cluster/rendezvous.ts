@@ -1,5 +1,5 @@
 /**
- * Rendezvous (highest random weight) hashing (DESIGN §3): every node computes the same owner
+ * Rendezvous (highest random weight) hashing (docs/protocol.md, "Who crawls what"): every node computes the same owner
  * for an item from the same set of live nodes, ownership spreads evenly, and when a node
  * joins or leaves only the items it gains or had move. The hash is a fixed function of the
  * strings, the same on every machine and every version (changing it moves every host).

@@ -3,7 +3,7 @@ import type { NormalizeOptions } from '../url/normalize.js';
 /** Which hosts a crawl follows links to. */
 export type Scope = 'host' | 'domain' | 'any';
 
-/** What rendezvous hashing shares out between nodes (DESIGN §3). */
+/** What rendezvous hashing shares out between nodes (docs/protocol.md, "Who crawls what"). */
 export type Partition = 'host' | 'url';
 
 /**
@@ -12,7 +12,7 @@ export type Partition = 'host' | 'url';
  * reads process.env or process.argv. docs/options.md documents every field's flag and default.
  */
 export interface CrawlConfig {
-  /** The data directory (DESIGN §2). */
+  /** The data directory (docs/protocol.md, "What is on the mount"). */
   readonly dataDir: string;
   /** Normalized seed URLs given on this command line (they are also written to seeds/). */
   readonly seedUrls: readonly string[];

@@ -1,6 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { SelfStatus } from '../cluster/membership.js';
 import { Ownership } from '../cluster/ownership.js';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
@@ -9,12 +8,13 @@ import { Fetcher } from '../fetch/fetcher.js';
 import { ScopeFilter } from '../frontier/scope.js';
 import type { Logger } from '../progress/logger.js';
 import { CrawlStats } from '../progress/stats.js';
-import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
-import type { Hooks } from './hooks.js';
+import type { Hooks } from '../hooks/hooks.js';
+import { Heartbeat } from './heartbeat.js';
 import { assembleNode, type Parts } from './node-parts.js';
-import type { ReseedSink } from './reseeder.js';
-import { hasSeeds, writeSeeds } from './seeds.js';
+import type { ReseedSink } from '../reseed/reseeder.js';
+import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
+import { afterEmptyReseed } from './termination.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -39,14 +39,11 @@ export interface CrawlNodeDeps {
 const STOP_GRACE_MS = 5_000;
 /** How often a starting node with siblings looks for them in nodes/. */
 const STARTUP_POLL_MS = 50;
-/** Every how many heartbeats each held lease is read back (a listing checks them every beat). */
-const LEASE_READ_EVERY = 5;
-/** Every how many heartbeats stale temp files in shared directories are swept. */
-const SWEEP_EVERY = 300;
 
 /**
- * One crawling node (DESIGN §5): the control loop of rounds and reseeds, the heartbeat that
- * keeps membership, leases and ownership current, and the requests themselves. The same code
+ * One crawling node (docs/architecture.md): the control loop of rounds and reseeds; the
+ * heartbeat (heartbeat.ts) keeps membership, leases and ownership current, and the
+ * termination rule (termination.ts) says when the crawl is over. The same code
  * runs alone, as one of `--processes N`, or as one of many machines on a mount. Its parts:
  * Frontier (queues, politeness, dispatch), HostKeeper (leases, listings, robots.txt, hand-
  * over), Committer (records), MountGuard (faults of the mount), Reseeder (the mount's links).
@@ -64,13 +61,7 @@ export class CrawlNode {
   #stopping: RunResult | undefined;
   #needFullReseed = false;
   #wake: (() => void) | undefined;
-  #tickTimer: NodeJS.Timeout | undefined;
-  /** The heartbeat in progress: shutdown waits for it, so it cannot rewrite the record after leave(). */
-  #tickRunning: Promise<void> | undefined;
-  #ticks = 0;
-  /** Whether every live node was idle at the last heartbeat. */
-  #allIdleSeen = false;
-  #closed = false;
+  #heartbeat: Heartbeat | undefined;
 
   constructor(config: CrawlConfig, deps: CrawlNodeDeps) {
     this.#config = config;
@@ -100,7 +91,7 @@ export class CrawlNode {
         ExitCode.USAGE,
       );
     }
-    await p.membership.beat(this.#status('starting'));
+    await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
     // Nodes started together see each other within one heartbeat: wait for it, so that the
     // first node up does not take every host only to hand most of them over a moment later.
@@ -114,10 +105,10 @@ export class CrawlNode {
         if (p.membership.livePeers().length >= expected) break;
       }
     }
-    await p.membership.beat(this.#status('starting'));
+    await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
     this.#ownership.setLive(p.membership.liveIds());
-    this.#scheduleTick();
+    this.#heartbeat!.start();
     this.#log.info('node started', { node: this.#config.nodeId, data: this.#config.dataDir });
     try {
       return await this.#loop(p);
@@ -143,9 +134,31 @@ export class CrawlNode {
         stopping: () => this.#stopping !== undefined,
         onStoreError: (err) => this.#onStoreError(err),
         wake: () => this.#wakeLoop(),
+        pump: () => this.#p?.requests.pump(),
+      },
+    });
+    this.#heartbeat = new Heartbeat({
+      config: this.#config,
+      clock: this.#clock,
+      log: this.#log,
+      stats: this.stats,
+      ownership: this.#ownership,
+      parts: this.#p,
+      events: {
+        stopping: () => this.#stopping !== undefined,
+        needFullReseed: () => {
+          this.#needFullReseed = true;
+        },
+        wake: () => this.#wakeLoop(),
+        onStoreError: (err) => this.#onStoreError(err),
       },
     });
     return this.#p;
+  }
+
+  /** True when this node has not reached the mount for long enough that others may count it dead. */
+  #fenced(): boolean {
+    return this.#heartbeat?.fenced() ?? false;
   }
 
   /** Seeds given on the command line, normalized again with the data directory's rules. */
@@ -204,21 +217,20 @@ export class CrawlNode {
       const wasIdle = this.stats.state === 'idle';
       this.stats.state = 'idle';
       p.membership.setState('idle');
-      // The end (docs/protocol.md): a reseed that began after every live node was seen idle
-      // found nothing.
-      if (!this.#config.watch && allIdleBefore !== undefined && allIdleBefore < reseedStart && p.membership.observations >= 2) {
-        return { reason: 'complete', exitCode: ExitCode.OK };
-      }
-      if (!wasIdle) {
-        // Peers wait for this node's idle record: publish it now, not at the next heartbeat.
-        this.#beatSoon();
-        // Every peer was idle already: the next reseed, begun now, may be the last one.
-        if (!this.#config.watch && allIdleBefore === undefined && p.membership.allIdleSince() !== undefined) continue;
-      }
-      // Alone, the next (cheap, incremental) reseed can confirm the end at once; with peers,
-      // wait for their next heartbeats.
-      const alone = p.membership.livePeers().length === 0;
-      await this.#sleep(this.#config.watch ? Math.max(this.#config.heartbeatMs, 2_000) : alone ? 50 : this.#config.heartbeatMs);
+      const step = afterEmptyReseed({
+        watch: this.#config.watch,
+        allIdleBefore,
+        reseedStart,
+        observations: p.membership.observations,
+        wasIdle,
+        allIdleNow: p.membership.allIdleSince() !== undefined,
+        alone: p.membership.livePeers().length === 0,
+        heartbeatMs: this.#config.heartbeatMs,
+      });
+      if (step.kind === 'complete') return { reason: 'complete', exitCode: ExitCode.OK };
+      // Peers wait for this node's idle record: publish it now, not at the next heartbeat.
+      if (step.publishIdle) this.#heartbeat!.beatSoon();
+      if (step.kind === 'wait') await this.#sleep(step.ms);
     }
   }
 
@@ -227,12 +239,14 @@ export class CrawlNode {
     return p.requests.inFlight > 0 || p.frontier.queued > 0;
   }
 
+  /** Waits `ms` on the node's clock, or until woken (#wakeLoop). */
   #sleep(ms: number): Promise<void> {
+    const clock = this.#clock;
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      const timer = clock.setTimeout(done, ms);
       const self = this;
       function done(): void {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         if (self.#wake === done) self.#wake = undefined;
         resolve();
       }
@@ -247,7 +261,7 @@ export class CrawlNode {
   /** The node as the reseeder sees it. */
   #sink(p: Parts): ReseedSink {
     return {
-      wantsHost: (hostDir) => p.frontier.wantsHost(hostDir),
+      wantsHost: (hostDir) => p.admission.wantsHost(hostDir),
       prepareHosts: async (hostDirs) => {
         for (const dir of hostDirs) p.keeper.adopt(dir, undefined);
         await Promise.all([...p.frontier.hosts.values()].map((h) => h.loaded));
@@ -261,7 +275,7 @@ export class CrawlNode {
         this.#scope.addSeed(r.hostDir);
         return { url: r.url, hostDir: r.hostDir };
       },
-      offer: (url, hostDir, depth) => p.frontier.offer(url, hostDir, depth),
+      offer: (url, hostDir, depth) => p.admission.offer(url, hostDir, depth),
     };
   }
 
@@ -275,82 +289,7 @@ export class CrawlNode {
     return p.requests.inFlight < this.#config.concurrency;
   }
 
-  // ---- heartbeat, membership, leases, faults ----------------------------------------------
-
-  #scheduleTick(delayMs = this.#config.heartbeatMs): void {
-    this.#tickTimer = setTimeout(() => {
-      this.#tickRunning = this.#tick().finally(() => {
-        this.#tickRunning = undefined;
-        if (!this.#closed) this.#scheduleTick();
-      });
-    }, delayMs);
-  }
-
-  /** Runs the next heartbeat now rather than when it is due (unless one is running). */
-  #beatSoon(): void {
-    if (this.#closed || this.#tickRunning !== undefined) return;
-    if (this.#tickTimer) clearTimeout(this.#tickTimer);
-    this.#scheduleTick(0);
-  }
-
-  #status(state: string): SelfStatus {
-    return {
-      state: state as SelfStatus['state'],
-      round: this.stats.round,
-      hostsOwned: this.#p?.frontier.readyCount() ?? 0,
-      pages: this.stats.pages,
-      errors: this.stats.errorCount,
-      queued: this.#p?.frontier.queued ?? 0,
-      inFlight: this.#p?.requests.inFlight ?? 0,
-      rate: Math.round(this.stats.rate() * 10) / 10,
-    };
-  }
-
-  /** True when this node has not reached the mount for long enough that others may count it dead. */
-  #fenced(): boolean {
-    const membership = this.#p?.membership;
-    return membership !== undefined && this.#clock.monotonic() - membership.lastBeatOk > this.#config.deadAfterMs / 2;
-  }
-
-  /** One heartbeat: marker, own record, others' records, ownership, leases, housekeeping. */
-  async #tick(): Promise<void> {
-    const p = this.#p!;
-    try {
-      this.#ticks++;
-      const wasFenced = this.#fenced();
-      await p.guard.checkMarker();
-      await p.membership.beat(this.#status(this.#stopping ? 'stopping' : this.stats.state));
-      const changed = await p.membership.observe();
-      this.stats.nodesAlive = p.membership.liveIds().length;
-      this.stats.queued = p.frontier.queued;
-      this.stats.inFlight = p.requests.inFlight;
-      if (changed) {
-        const before = this.#ownership.liveCount;
-        this.#ownership.setLive(p.membership.liveIds());
-        this.#log.info('nodes changed', { alive: this.#ownership.liveCount });
-        if (p.keeper.rebalance(before)) this.#needFullReseed = true;
-        this.#wakeLoop();
-      }
-      // The last peer just went idle: an idle node's next reseed may end the crawl, so now.
-      const allIdle = p.membership.allIdleSince() !== undefined;
-      if (allIdle && !this.#allIdleSeen && this.stats.state === 'idle') this.#wakeLoop();
-      this.#allIdleSeen = allIdle;
-      if (this.#ownership.partition === 'host') {
-        p.keeper.dropLost(await p.leases.verify(changed || wasFenced || this.#ticks % LEASE_READ_EVERY === 0));
-        p.keeper.retryBlocked();
-        await p.keeper.releaseOrphanLeases();
-      }
-      if (wasFenced) this.#log.info('reached the mount again');
-      const serverNow = p.membership.serverTime?.mtimeMs;
-      if (this.#ticks % SWEEP_EVERY === 1 && serverNow !== undefined) {
-        const removed = await sweepStaleTemps(p.layout, serverNow, 10 * this.#config.deadAfterMs);
-        if (removed > 0) this.#log.info('removed stale temp files', { count: removed });
-      }
-      p.frontier.pump();
-    } catch (err) {
-      this.#onStoreError(err);
-    }
-  }
+  // ---- faults -----------------------------------------------------------------------------
 
   /** A failure of the mount stops fetching (MountGuard); anything else is a bug and ends the run. */
   #onStoreError(err: unknown): void {
@@ -378,14 +317,14 @@ export class CrawlNode {
       await this.#sleep(Math.min(2_000, this.#config.heartbeatMs));
       try {
         await p.guard.checkMarker();
-        await p.membership.beat(this.#status('waiting'));
+        await p.membership.beat(this.#heartbeat!.status('waiting'));
         await p.store.probe();
         if (this.#ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify(true));
       } catch {
         continue; // still failing
       }
       p.guard.cleared();
-      p.frontier.pump();
+      p.requests.pump();
       return undefined;
     }
     return undefined;
@@ -396,9 +335,7 @@ export class CrawlNode {
     await p.requests.drain(STOP_GRACE_MS);
     p.requests.abort();
     await p.requests.drain(2_000);
-    this.#closed = true;
-    if (this.#tickTimer) clearTimeout(this.#tickTimer);
-    await this.#tickRunning;
+    await this.#heartbeat!.close();
     p.frontier.close();
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
     for (const dir of [...p.leases.held()]) await p.leases.release(dir).catch(() => undefined);

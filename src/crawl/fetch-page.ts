@@ -7,6 +7,8 @@ import { parseRetryAfter } from '../fetch/retry-after.js';
 import type { RedirectHop } from '../store/records.js';
 import { urlKey } from '../url/key.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
+import { headerValue } from '../fetch/header-value.js';
+import { isTransientStatus } from '../fetch/classify-error.js';
 
 /** A URL to fetch. */
 export interface Target {
@@ -60,13 +62,10 @@ export interface FetchPageContext {
   readonly signal?: AbortSignal;
 }
 
-const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
-
 function httpFailure(res: FetchedResponse, now: number): FetchFailure {
   const status = res.status;
-  const transient = TRANSIENT_STATUS.has(status) || (status >= 500 && status < 600);
-  const retryAfter = res.headers['retry-after'];
-  const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, now);
+  const transient = isTransientStatus(status);
+  const retryAfterMs = parseRetryAfter(headerValue(res.headers, 'retry-after'), now);
   return new FetchFailure(`HTTP_${status}`, transient ? 'transient' : 'final', `HTTP ${status}`, {
     status,
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
@@ -123,8 +122,7 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
     }
     const status = res.status;
     if (status >= 300 && status < 400 && status !== 304) {
-      const location = res.headers.location;
-      const loc = Array.isArray(location) ? location[0] : location;
+      const loc = headerValue(res.headers, 'location');
       const next = loc === undefined ? undefined : normalizeUrl(loc, target.url, ctx.normalize);
       if (next === undefined || !next.ok) {
         const why = loc === undefined ? 'no Location header' : `unusable Location ${JSON.stringify(loc.slice(0, 200))}`;

@@ -9,9 +9,9 @@ import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import { nextRetryDelay } from '../frontier/retry-policy.js';
-import { buildErrsRecord } from './build-records.js';
-import { originOf, type Frontier } from './frontier.js';
-import { HostState } from './host-state.js';
+import { buildErrsRecord } from '../commit/build-records.js';
+import type { Frontier } from '../frontier/frontier.js';
+import { HostState } from '../frontier/host-state.js';
 
 export interface HostKeeperDeps {
   readonly config: CrawlConfig;
@@ -24,15 +24,14 @@ export interface HostKeeperDeps {
   readonly store: HostStore;
   readonly robots: RobotsCache;
   /** Aborts a robots.txt fetch at shutdown. */
-  readonly signal: () => AbortSignal;
-  /** The frontier is created after the keeper; this returns it. */
-  readonly frontier: () => Frontier;
+  readonly signal: AbortSignal;
+  readonly frontier: Frontier;
   readonly onStoreError: (err: unknown) => void;
   readonly wake: () => void;
 }
 
 /**
- * The life of a host in this node (DESIGN §3): take its lease (host partitioning), read its
+ * The life of a host in this node (docs/architecture.md): take its lease (host partitioning), read its
  * listing once (done set, errs records to retry, a previous owner's temp files to remove),
  * fetch its robots.txt, and let it go again when ownership moves (after its requests in
  * flight) or when its lease is lost (at once).
@@ -46,11 +45,11 @@ export class HostKeeper {
 
   /** Starts managing a host this node owns; returns its state at once (lease and listing follow). */
   adopt(hostDir: string, url: string | undefined): HostState {
-    const hosts = this.#d.frontier().hosts;
+    const hosts = this.#d.frontier.hosts;
     const existing = hosts.get(hostDir);
     if (existing) return existing;
     const host = new HostState(hostDir, this.#d.config);
-    if (url !== undefined) host.origin = originOf(url);
+    if (url !== undefined) host.knowOrigin(url);
     hosts.set(hostDir, host);
     host.loaded = this.#take(host).catch((err) => this.#d.onStoreError(err));
     return host;
@@ -58,7 +57,7 @@ export class HostKeeper {
 
   /** Tries again for hosts whose lease a live node held (it lets go once it sees it is not the owner). */
   retryBlocked(): void {
-    for (const host of this.#d.frontier().hosts.values()) {
+    for (const host of this.#d.frontier.hosts.values()) {
       if (host.phase === 'blocked') host.loaded = this.#take(host).catch((err) => this.#d.onStoreError(err));
     }
   }
@@ -67,22 +66,22 @@ export class HostKeeper {
     const { leases, log, ownership } = this.#d;
     try {
       if (ownership.partition === 'host') {
-        host.phase = 'acquiring';
+        host.moveTo('acquiring');
         const r = await leases.acquire(host.dir);
-        if ((host.phase as string) === 'releasing') {
+        if (host.phase === 'releasing') {
           if (r.ok) await leases.release(host.dir);
           return;
         }
         if (!r.ok) {
-          host.phase = 'blocked';
+          host.moveTo('blocked');
           return;
         }
         if (r.tookOver !== undefined) log.info('took host over', { host: host.dir, from: r.tookOver });
       }
-      host.phase = 'loading';
+      if (!host.moveTo('loading')) return;
       await this.#load(host);
     } catch (err) {
-      if (host.phase !== 'releasing') host.phase = 'blocked'; // tried again at the next heartbeat
+      host.moveTo('blocked'); // tried again at the next heartbeat (unless let go meanwhile)
       throw err;
     }
   }
@@ -90,33 +89,31 @@ export class HostKeeper {
   /** Reads the host's listing (done set, errs, stale temp files); then the host is ready. */
   async #load(host: HostState): Promise<void> {
     const { config, clock, membership, store, log } = this.#d;
-    const frontier = this.#d.frontier();
+    const frontier = this.#d.frontier;
     // With a lease, every temp file of the host is a previous owner's; without (URL
     // partitioning), only those of nodes that are gone.
     const exclusive = this.#d.ownership.partition === 'host';
     const listing = await store.listHost(host.dir, (id) => exclusive || (id !== config.nodeId && membership.isGone(id)));
     if (host.phase !== 'loading') return; // let go meanwhile
     if (listing.removedTemps > 0) log.info('removed stale temp files', { host: host.dir, count: listing.removedTemps });
-    for (const key of listing.linksKeys) host.done.add(key);
+    for (const key of listing.linksKeys) host.addDone(key);
     const now = clock.monotonic();
     const wallNow = clock.now();
     for (const [key, rec] of listing.errs) {
-      if (host.done.has(key)) continue;
+      if (host.isDone(key)) continue;
       if (rec.final || rec.attempts >= config.maxAttempts) {
-        host.done.add(key);
+        host.addDone(key);
         continue;
       }
-      host.errs.set(key, rec);
+      host.failed(key, rec);
       if (host.retries.some((r) => r.key === key)) continue;
       // nextAttemptAt was written by some node's wall clock: a small skew only moves a retry.
       const dueWall = rec.nextAttemptAt === null ? wallNow : Date.parse(rec.nextAttemptAt);
       frontier.addRetry(host, { url: rec.url, key, depth: rec.depth }, now + Math.max(0, dueWall - wallNow));
     }
     // What was offered before the listing came: done ones go, failed ones wait for their retry.
-    for (const item of frontier.filterQueue(host, (i) => !host.done.has(i.key) && !host.errs.has(i.key))) {
-      if (host.done.has(item.key)) host.claimed.delete(item.key);
-    }
-    host.phase = 'ready';
+    frontier.filterQueue(host, (i) => !host.isDone(i.key) && host.errsOf(i.key) === undefined);
+    host.moveTo('ready');
     this.#d.stats.hostsOwned = frontier.readyCount();
     frontier.schedule(host);
   }
@@ -127,14 +124,13 @@ export class HostKeeper {
    * released. `lost` (another node holds the lease): nothing more is written for it.
    */
   letGo(host: HostState, why: 'moved' | 'lost'): void {
-    if (host.phase === 'releasing') return;
-    const { leases, log, stats } = this.#d;
-    const frontier = this.#d.frontier();
     const hadLease = host.phase === 'ready' || host.phase === 'loading';
-    host.phase = 'releasing';
+    if (!host.letGo()) return;
+    const { leases, log, stats } = this.#d;
+    const frontier = this.#d.frontier;
     frontier.dropHost(host);
     if (why === 'lost') {
-      host.leaseLost = true;
+      host.loseLease();
       log.warn('lost the lease of a host', { host: host.dir });
     }
     const finish = async (): Promise<void> => {
@@ -150,7 +146,7 @@ export class HostKeeper {
   /** Lets go of the hosts whose leases were found lost. */
   dropLost(hostDirs: readonly string[]): void {
     for (const dir of hostDirs) {
-      const host = this.#d.frontier().hosts.get(dir);
+      const host = this.#d.frontier.hosts.get(dir);
       if (host) this.letGo(host, 'lost');
     }
   }
@@ -162,12 +158,12 @@ export class HostKeeper {
    */
   rebalance(liveBefore: number): boolean {
     const { ownership } = this.#d;
-    const frontier = this.#d.frontier();
+    const frontier = this.#d.frontier;
     for (const host of [...frontier.hosts.values()]) {
       if (ownership.partition === 'host') {
         if (!ownership.ownsHost(host.dir)) this.letGo(host, 'moved');
       } else {
-        for (const item of frontier.filterQueue(host, (i) => ownership.ownsUrl(host.dir, i.key))) host.claimed.delete(item.key);
+        frontier.filterQueue(host, (i) => ownership.ownsUrl(host.dir, i.key));
       }
     }
     return ownership.liveCount <= liveBefore || ownership.partition === 'url';
@@ -179,7 +175,7 @@ export class HostKeeper {
    */
   async releaseOrphanLeases(): Promise<void> {
     const { leases, log } = this.#d;
-    const hosts = this.#d.frontier().hosts;
+    const hosts = this.#d.frontier.hosts;
     for (const dir of [...leases.held()]) {
       const host = hosts.get(dir);
       if (host !== undefined && (host.phase !== 'releasing' || host.politeness.inFlight > 0)) continue;
@@ -210,38 +206,34 @@ export class HostKeeper {
     const { config, clock, stats, log } = this.#d;
     if (host.robotsLoading || host.robots !== undefined) return;
     if (!config.robots) {
-      host.robots = ALLOW_ALL;
-      this.#d.frontier().schedule(host);
+      host.robotsKnown(ALLOW_ALL);
+      this.#d.frontier.schedule(host);
       return;
     }
-    host.robotsLoading = true;
+    host.robotsStarted();
     host.politeness.started(clock.monotonic());
     let outcome: 'ok' | 'transient' = 'ok';
     try {
       stats.requests++;
-      host.robots = await this.#d.robots.rules(host.dir, host.origin ?? `http://${host.dir}`, this.#d.signal());
-      host.politeness.setCrawlDelay(host.robots.crawlDelaySeconds);
-      host.robotsFailures = 0;
+      host.robotsKnown(await this.#d.robots.rules(host.dir, host.origin ?? `http://${host.dir}`, this.#d.signal));
     } catch (err) {
+      const failures = host.robotsFailed(err instanceof RobotsUnavailable);
       if (err instanceof RobotsUnavailable) {
         outcome = 'transient';
-        host.robotsFailures++;
-        if (host.robotsFailures >= config.maxAttempts || err.kind === 'final') {
+        const wait = err.kind === 'final' ? undefined : nextRetryDelay(failures, config, err.retryAfterMs);
+        if (wait === undefined) {
           await this.#giveUp(host, err);
         } else {
-          const backoff = config.retryBaseMs * 2 ** (host.robotsFailures - 1);
-          const wait = Math.min(config.retryMaxMs, Math.max(backoff, err.retryAfterMs ?? 0));
           log.warn('robots.txt unavailable, host waits', { host: host.dir, reason: err.reason, waitMs: wait });
-          host.robotsRetryAt = clock.monotonic() + wait;
+          host.robotsRetryLater(clock.monotonic() + wait);
         }
       } else if (!(err instanceof FetchFailure && err.code === 'ABORTED')) {
         this.#d.onStoreError(err);
       }
     } finally {
-      host.robotsLoading = false;
       this.requestEnded(host, outcome);
     }
-    this.#d.frontier().schedule(host);
+    this.#d.frontier.schedule(host);
     this.#d.wake();
   }
 
@@ -252,14 +244,14 @@ export class HostKeeper {
    */
   async #giveUp(host: HostState, err: RobotsUnavailable): Promise<void> {
     const { config, clock, store, stats, log } = this.#d;
-    host.gaveUp = true;
-    const pending = this.#d.frontier().dropHost(host);
+    host.giveUp();
+    const pending = this.#d.frontier.dropHost(host);
     const failure = new FetchFailure(err.code, err.kind, `robots.txt unavailable: ${err.reason}`);
     stats.cut.hostGaveUp++;
     log.warn('leaving host alone for this run', { host: host.dir, reason: err.reason, urls: pending.length });
     const nowMs = clock.now();
     for (const item of pending) {
-      const previous = host.errs.get(item.key);
+      const previous = host.errsOf(item.key);
       const attempts = (previous?.attempts ?? 0) + 1;
       const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
       const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });

@@ -5,6 +5,8 @@ import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
+import { Admission } from '../frontier/admission/admission.js';
+import { Frontier } from '../frontier/frontier.js';
 import type { ScopeFilter } from '../frontier/scope.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
@@ -12,14 +14,13 @@ import { openDataDir } from '../store/data-dir.js';
 import { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
 import { NORMALIZATION_VERSION, type NormalizeOptions } from '../url/normalize.js';
-import { Committer } from './committer.js';
-import { Frontier } from './frontier.js';
-import type { Hooks } from './hooks.js';
+import { Committer } from '../commit/committer.js';
+import { hookFailed, type Hooks } from '../hooks/hooks.js';
 import { HostKeeper } from './host-keeper.js';
 import { MountGuard } from './mount-guard.js';
 import { reconcileNormalization } from './normalization.js';
 import { RequestRunner } from './request-runner.js';
-import { Reseeder } from './reseeder.js';
+import { Reseeder } from '../reseed/reseeder.js';
 
 /** The parts of a node that exist once its data directory is open. */
 export interface Parts {
@@ -32,6 +33,7 @@ export interface Parts {
   readonly guard: MountGuard;
   readonly keeper: HostKeeper;
   readonly frontier: Frontier;
+  readonly admission: Admission;
   readonly committer: Committer;
   readonly requests: RequestRunner;
 }
@@ -47,6 +49,8 @@ export interface NodeControl {
   onStoreError(err: unknown): void;
   /** Wakes the control loop. */
   wake(): void;
+  /** Work may start: the node starts what may (RequestRunner.pump). */
+  pump(): void;
 }
 
 export interface NodeEnv {
@@ -83,12 +87,10 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     clock,
   );
   const guard = new MountGuard({ dataDir: config.dataDir, retryMs: config.mountRetryMs, clock, log, layout, marker });
-  const onStoreError = (err: unknown): void => control.onStoreError(err);
-  const wake = (): void => control.wake();
-  // The parts refer to each other; the ones made later are reached through these.
-  let frontier: Frontier | undefined;
-  let requests: RequestRunner | undefined;
-  let committer: Committer | undefined;
+  // Each part is made after the parts it calls; a part tells the node (control) what the
+  // node must act on, and only the node starts requests (RequestRunner.pump).
+  const abort = new AbortController();
+  const frontier = new Frontier({ config, clock, stats, events: { workReady: () => control.pump(), wake: () => control.wake() } });
   const keeper = new HostKeeper({
     config,
     clock,
@@ -99,40 +101,22 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     leases,
     store,
     robots,
-    signal: () => requests!.signal,
-    frontier: () => frontier!,
-    onStoreError,
-    wake,
+    signal: abort.signal,
+    frontier,
+    onStoreError: (err) => control.onStoreError(err),
+    wake: () => control.wake(),
   });
   const filter = env.hooks?.filter;
-  frontier = new Frontier({
+  const admission = new Admission({
     config,
-    clock,
     stats,
     scope: env.scope,
     ownership: env.ownership,
-    ...(filter === undefined
-      ? {}
-      : {
-          // A user's filter: one that throws keeps the URL (and is reported).
-          filter: (url: string): boolean => {
-            try {
-              return filter(url) !== false;
-            } catch (err) {
-              committer!.hookFailed('filter', err);
-              return true;
-            }
-          },
-        }),
-    adopt: (hostDir, url) => keeper.adopt(hostDir, url),
-    starter: {
-      mayStart: () => control.mayStart(),
-      start: (host, item, now) => requests!.start(host, item, now),
-      fetchRobots: (host) => requests!.fetchRobots(host),
-      wake,
-    },
+    ...(filter === undefined ? {} : { filter: (url: string) => filter(url), filterFailed: (err: unknown) => hookFailed({ stats, log }, 'filter', err) }),
+    frontier,
+    keeper,
   });
-  committer = new Committer({
+  const committer = new Committer({
     config,
     clock,
     log,
@@ -141,26 +125,25 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     store,
     reseeder,
     frontier,
+    admission,
     normalize,
     hooks: env.hooks,
     onStored: () => guard.stored(),
   });
-  requests = new RequestRunner({
+  const requests = new RequestRunner({
     config,
     clock,
     stats,
     fetcher: env.fetcher,
-    scope: env.scope,
+    admission,
     ownership: env.ownership,
     normalize,
     store,
     committer,
     keeper,
-    frontier: () => frontier!,
-    fenced: () => control.fenced(),
-    stopping: () => control.stopping(),
-    onStoreError,
-    idle: wake,
+    frontier,
+    abort,
+    control,
   });
-  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, committer, requests };
+  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests };
 }

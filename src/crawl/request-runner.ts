@@ -4,50 +4,61 @@ import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { FetchFailure } from '../errors.js';
 import type { Fetcher } from '../fetch/fetcher.js';
-import type { ScopeFilter } from '../frontier/scope.js';
+import type { Admission } from '../frontier/admission/admission.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import type { NormalizeOptions } from '../url/normalize.js';
-import type { Committer } from './committer.js';
+import type { Committer } from '../commit/committer.js';
 import { fetchPage, type PageOutcome, type Target } from './fetch-page.js';
-import type { Frontier } from './frontier.js';
+import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';
-import type { HostState, QueueItem } from './host-state.js';
+import type { HostState, QueueItem } from '../frontier/host-state.js';
 
 export interface RequestRunnerDeps {
   readonly config: CrawlConfig;
   readonly clock: Clock;
   readonly stats: CrawlStats;
   readonly fetcher: Fetcher;
-  readonly scope: ScopeFilter;
+  readonly admission: Admission;
   readonly ownership: Ownership;
   readonly normalize: NormalizeOptions;
   readonly store: HostStore;
   readonly committer: Committer;
   readonly keeper: HostKeeper;
-  readonly frontier: () => Frontier;
+  readonly frontier: Frontier;
+  /** Stops requests in flight (after the stop grace period), robots.txt fetches included. */
+  readonly abort: AbortController;
+  readonly control: RunnerControl;
+}
+
+/** What the runner asks of the node that runs it. */
+export interface RunnerControl {
+  /** True while another request may start (room in --concurrency, not stopping, not paused). */
+  mayStart(): boolean;
   /** True when results may not be written: the node may be counted dead (no heartbeat). */
-  readonly fenced: () => boolean;
-  readonly stopping: () => boolean;
-  readonly onStoreError: (err: unknown) => void;
+  fenced(): boolean;
+  stopping(): boolean;
+  onStoreError(err: unknown): void;
   /** Called when a request ends and nothing is left in flight or queued. */
-  readonly idle: () => void;
+  wake(): void;
 }
 
 /**
- * The requests of a node: fetching a URL (fetch-page.ts: redirects, extraction), then
- * committing what came of it, with the claims, politeness slots and counts that go with it.
- * Knows how many requests are in flight, and waits for them at shutdown.
+ * The requests of a node: takes what may start from the frontier (`pump`), fetches it
+ * (fetch-page.ts: redirects, extraction), then commits what came of it (committer.ts), with
+ * the claims, politeness slots and counts that go with it. Knows how many requests are in
+ * flight, and waits for them at shutdown.
  */
 export class RequestRunner {
   readonly #d: RequestRunnerDeps;
-  readonly #abort = new AbortController();
+  readonly #abort: AbortController;
   readonly #tasks = new Set<Promise<void>>();
   #inFlight = 0;
   #fetched = 0;
 
   constructor(deps: RequestRunnerDeps) {
     this.#d = deps;
+    this.#abort = deps.abort;
     // Every request in flight listens for the stop signal.
     setMaxListeners(Infinity, this.#abort.signal);
   }
@@ -66,8 +77,20 @@ export class RequestRunner {
     return this.#fetched;
   }
 
+  /** Starts requests while there is room: what the frontier says may start next. */
+  pump(): void {
+    const { frontier, control, clock } = this.#d;
+    const now = clock.monotonic();
+    while (control.mayStart()) {
+      const next = frontier.next(now);
+      if (next === undefined) return;
+      if (next.kind === 'robots') this.#fetchRobots(next.host);
+      else this.#start(next.host, next.item, now);
+    }
+  }
+
   /** Starts `item` of `host` now (its politeness slot is taken here). */
-  start(host: HostState, item: QueueItem, now: number): void {
+  #start(host: HostState, item: QueueItem, now: number): void {
     const target: Target = { ...item, hostDir: host.dir };
     if (!host.robots!.isAllowed(item.url)) {
       const failure = new FetchFailure('ROBOTS_DISALLOWED', 'final', 'disallowed by robots.txt');
@@ -76,13 +99,13 @@ export class RequestRunner {
     }
     this.#inFlight++;
     this.#fetched++;
-    host.fetched++;
+    host.countFetch(1);
     host.politeness.started(now);
     this.#track(this.#run(host, item, target));
   }
 
   /** Fetches a host's robots.txt, counted among the requests in flight (--concurrency). */
-  fetchRobots(host: HostState): void {
+  #fetchRobots(host: HostState): void {
     if (host.robotsLoading || host.robots !== undefined) return;
     this.#inFlight++;
     this.#track(
@@ -109,7 +132,7 @@ export class RequestRunner {
   }
 
   #track(task: Promise<void>): void {
-    const t = task.catch((err) => this.#d.onStoreError(err)).finally(() => this.#tasks.delete(t));
+    const t = task.catch((err) => this.#d.control.onStoreError(err)).finally(() => this.#tasks.delete(t));
     this.#tasks.add(t);
   }
 
@@ -120,9 +143,8 @@ export class RequestRunner {
     try {
       // With URL partitioning another node may have fetched this URL while it was its owner.
       if (d.ownership.partition === 'url' && (await d.store.hasLinks(host.dir, item.key))) {
-        host.done.add(item.key);
-        host.claimed.delete(item.key);
-        host.fetched--;
+        host.markDone(item.key);
+        host.countFetch(-1);
         this.#fetched--;
         return;
       }
@@ -132,7 +154,7 @@ export class RequestRunner {
         normalize: d.normalize,
         maxRedirects: d.config.maxRedirects,
         signal: this.#abort.signal,
-        claimRedirect: (t) => this.#claimRedirect(host, t),
+        claimRedirect: (t) => d.admission.admitRedirect(host, t),
         pace: () => this.#pace(host),
       });
       d.stats.requests += outcome.requests;
@@ -141,7 +163,7 @@ export class RequestRunner {
       const aborted = first.type === 'error' && first.failure.code === 'ABORTED';
       // A host that moved to another node is still ours until its requests in flight are
       // committed and the lease is released; a host whose lease was lost is not.
-      if (aborted || host.leaseLost || d.fenced()) {
+      if (aborted || host.leaseLost || d.control.fenced()) {
         this.#unclaim(host, item, outcome);
         return;
       }
@@ -149,7 +171,7 @@ export class RequestRunner {
     } catch (err) {
       // The mount failed under the commit: the URL is not done; it goes back in the queue.
       if (outcome !== undefined) this.#unclaim(host, item, outcome);
-      if (host.phase === 'ready' && !d.stopping()) d.frontier().requeue(host, item);
+      if (host.phase === 'ready' && !d.control.stopping()) d.frontier.requeue(host, item);
       throw err;
     } finally {
       this.#inFlight--;
@@ -164,7 +186,7 @@ export class RequestRunner {
     try {
       await this.#d.committer.commit(host, outcome);
     } catch (err) {
-      host.claimed.delete(item.key);
+      host.release(item.key);
       throw err;
     } finally {
       this.#inFlight--;
@@ -173,31 +195,21 @@ export class RequestRunner {
   }
 
   #ended(host: HostState): void {
-    const frontier = this.#d.frontier();
+    const frontier = this.#d.frontier;
     frontier.schedule(host);
-    if (this.#inFlight === 0 && frontier.queued === 0) this.#d.idle();
-  }
-
-  /** A same-host redirect target may be followed only if nobody else has it or will fetch it. */
-  #claimRedirect(host: HostState, t: Target): boolean {
-    const d = this.#d;
-    if (host.done.has(t.key) || host.claimed.has(t.key)) return false;
-    if (!d.scope.accepts(t.url) || !d.ownership.ownsUrl(t.hostDir, t.key)) return false;
-    if (!host.robots!.isAllowed(t.url)) return false;
-    host.claimed.add(t.key);
-    return true;
+    if (this.#inFlight === 0 && frontier.queued === 0) this.#d.control.wake();
   }
 
   /** Waits until the host's politeness allows the next hop of a redirect chain. */
   async #pace(host: HostState): Promise<void> {
     const wait = host.politeness.hopWaitMs(this.#d.clock.monotonic());
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await new Promise<void>((resolve) => this.#d.clock.setTimeout(resolve, wait));
     host.politeness.hopStarted(this.#d.clock.monotonic());
   }
 
   /** Releases the claims of an outcome that will not be committed (stopped, host lost). */
   #unclaim(host: HostState, item: QueueItem, outcome: PageOutcome): void {
-    host.claimed.delete(item.key);
-    for (const t of outcome.claimed) host.claimed.delete(t.key);
+    host.release(item.key);
+    for (const t of outcome.claimed) host.release(t.key);
   }
 }

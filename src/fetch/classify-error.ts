@@ -66,3 +66,11 @@ export function classifyFetchError(err: unknown, timedOut: boolean): FetchFailur
   if (code.startsWith('HPE_') || code === 'UND_ERR_INFO') return t('BAD_RESPONSE');
   return t('FETCH_FAILED');
 }
+
+/**
+ * The one rule for HTTP statuses, pages and robots.txt alike: 408, 425, 429 and every 5xx
+ * are transient (trying again later may help); any other failure status is final.
+ */
+export function isTransientStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || (status >= 500 && status < 600);
+}

@@ -6,6 +6,7 @@ import { FetchFailure } from '../errors.js';
 import { isPrivateAddress, publicOnlyLookup } from './address-policy.js';
 import { classifyFetchError } from './classify-error.js';
 import { readBody } from './read-body.js';
+import { headerValue } from './header-value.js';
 
 /** The part of the configuration the fetcher needs. */
 export interface FetcherOptions {
@@ -54,11 +55,6 @@ const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 /** True for a media type whose body is read and parsed for links. */
 export function isHtmlType(mediaType: string | null): boolean {
   return mediaType === null || HTML_TYPES.has(mediaType);
-}
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 /**
@@ -121,13 +117,13 @@ export class Fetcher {
         dispatcher: this.#dispatcher,
         signal: deadline.signal,
       });
-      const contentType = header(res.headers, 'content-type') ?? null;
+      const contentType = headerValue(res.headers, 'content-type') ?? null;
       const mediaType = contentType === null ? null : contentType.split(';')[0]!.trim().toLowerCase();
       let body: Buffer | null = null;
       let truncated = false;
       if (res.statusCode >= 200 && res.statusCode < 300 && (options.anyType || isHtmlType(mediaType))) {
         const cap = options.maxBytes ?? this.#options.maxBytes;
-        const read = await readBody(res.body, header(res.headers, 'content-encoding'), cap);
+        const read = await readBody(res.body, headerValue(res.headers, 'content-encoding'), cap);
         body = read.body;
         truncated = read.truncated;
       } else {

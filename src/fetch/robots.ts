@@ -7,6 +7,8 @@ import type { Layout } from '../store/layout.js';
 import { readWhole } from '../store/read-whole.js';
 import type { Fetcher } from './fetcher.js';
 import { parseRetryAfter } from './retry-after.js';
+import { firstValue, headerValue } from './header-value.js';
+import { isTransientStatus } from './classify-error.js';
 
 /** The part of robots-parser's Robot that is used here. */
 interface Robot {
@@ -66,7 +68,7 @@ export function parseRobots(text: string, robotsUrl: string, userAgent: string, 
  * or of another scheme: such a redirect ends the chain like any other 3xx (no robots.txt).
  */
 function redirectTarget(location: string | string[] | undefined, base: string): string | undefined {
-  const loc = Array.isArray(location) ? location[0] : location;
+  const loc = firstValue(location);
   if (loc === undefined) return undefined;
   try {
     const u = new URL(loc, base);
@@ -129,9 +131,8 @@ export class RobotsCache {
         url = next;
         continue;
       }
-      if (res.status >= 500 || res.status === 429) {
-        const retryAfter = res.headers['retry-after'];
-        const wait = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.clock.now());
+      if (isTransientStatus(res.status)) {
+        const wait = parseRetryAfter(headerValue(res.headers, 'retry-after'), this.clock.now());
         throw new RobotsUnavailable(`HTTP ${res.status}`, `HTTP_${res.status}`, 'transient', wait);
       }
       const ok = res.status >= 200 && res.status < 300;

@@ -1,4 +1,4 @@
-/** Per-host politeness rules, as data (STYLE: colly's LimitRule). */
+/** Per-host politeness rules, as data (in the manner of colly's LimitRule). */
 export interface PolitenessRules {
   /** Requests in flight to the host at once. */
   readonly perHost: number;

@@ -1,5 +1,5 @@
 /**
- * Crawler-trap rules that look at a URL alone (docs/traps.md). Pure functions, so the
+ * Crawler-trap rules that look at a URL alone (docs/options.md, "Limits and traps"; applied by src/frontier/admission/). Pure functions, so the
  * same URL is judged the same on every node and in every round.
  */
 

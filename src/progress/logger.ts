@@ -1,7 +1,7 @@
 /** Severity of a log line. */
 export type Level = 'info' | 'warn' | 'error';
 
-/** Where a node's messages go (passed in, STYLE §6). */
+/** Where a node's messages go (passed in, like the clock: docs/architecture.md, "Inputs"). */
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;

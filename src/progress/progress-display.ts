@@ -13,7 +13,7 @@ const FORMAT =
   '{label} [{bar}] {value}/{total} pages | {queued} queued | {errors} err | {rate}/s | round {round} | {hosts} hosts | {nodes} nodes | {state}';
 
 /**
- * Live progress (DESIGN §6): on a terminal, cli-progress bars (one per snapshot: one node,
+ * Live progress (docs/options.md, "Output"): on a terminal, cli-progress bars (one per snapshot: one node,
  * or every child and a total under --processes), with log lines printed above them; off a
  * terminal, one plain log line every five seconds. `enabled: false` shows nothing.
  */

@@ -1,4 +1,4 @@
-/** What a crawl cut off on purpose, counted for the end summary (docs/traps.md). */
+/** What a crawl cut off on purpose, counted for the end summary (docs/options.md, "Limits and traps"). */
 export interface CutCounts {
   /** Links deeper than --max-depth. */
   depth: number;

@@ -7,7 +7,7 @@ let sequence = 0;
 /**
  * Creates `path` with `data` only if no file has that name, atomically across machines on a
  * shared mount: the content goes to a temporary file first, then `link(2)` gives it the final
- * name, which the server grants to exactly one caller (mount/FINDINGS: 0 double winners in
+ * name, which the server grants to exactly one caller (docs/protocol.md, "What the file system must give": 0 double winners in
  * 1,000 races). The file therefore never appears empty or partial, unlike `open('wx')`
  * followed by a write.
  *

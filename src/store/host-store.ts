@@ -20,7 +20,7 @@ export interface HostListing {
 }
 
 /**
- * Reads and writes one host's files: html/<host>/, links/<host>/, errs/<host>/ (DESIGN §2).
+ * Reads and writes one host's files: html/<host>/, links/<host>/, errs/<host>/ (docs/protocol.md, "What is on the mount").
  * Every write is atomic (temp file, then rename), and a page's links record is written
  * after its html file (invariant 2), so a key is done exactly when its links record exists.
  */

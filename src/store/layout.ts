@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
 /**
- * Where everything lives in the data directory (DESIGN §2). The only module that builds
+ * Where everything lives in the data directory (docs/protocol.md, "What is on the mount"). The only module that builds
  * paths on the mount: every other module asks it.
  */
 export const DIRS = Object.freeze({

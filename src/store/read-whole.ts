@@ -6,7 +6,7 @@ const FIRST_CHUNK = 16 * 1024;
 /**
  * Reads a file to its end, whatever its size was said to be. Over FUSE the size may come
  * from a fresh lookup of the name while the open handle reads an older file that another
- * machine replaced (mount/FINDINGS: torn reads), so the length is never trusted: reading
+ * machine replaced (docs/protocol.md, "What the file system must give": torn reads), so the length is never trusted: reading
  * stops only at a read that returns 0 bytes.
  *
  * `shortReadEnds`: a read that returns fewer bytes than asked for is taken as the end,

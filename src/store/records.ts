@@ -1,5 +1,5 @@
 /**
- * The records a node writes (DESIGN §2). A links record is the commit record of a fetched
+ * The records a node writes (docs/protocol.md, "What is on the mount"). A links record is the commit record of a fetched
  * URL: the key is done once it exists. An errs record says why a URL failed and whether it
  * is worth another attempt. Both are pretty-printed JSON for people to read; `v` is the
  * record format version.

@@ -1,5 +1,5 @@
 /**
- * The `<host>` directory name of a URL (DESIGN §2): the lowercase, punycode host name, plus
+ * The `<host>` directory name of a URL (docs/url-keys.md): the lowercase, punycode host name, plus
  * `_<port>` when the port is not the scheme's default. Part of the on-disk contract
  * (docs/url-keys.md). Nothing from a URL reaches a path without passing `isSafeHostDir`.
  */

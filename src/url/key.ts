@@ -6,7 +6,7 @@ export const KEY_LENGTH = 56;
 const KEY_PATTERN = /^[0-9a-f]{56}$/;
 
 /**
- * The key of a normalized URL (DESIGN §2): lowercase hex SHA-224 of its UTF-8 bytes. Part of
+ * The key of a normalized URL (docs/url-keys.md): lowercase hex SHA-224 of its UTF-8 bytes. Part of
  * the on-disk contract: the same URL always has the same key on every node and every version.
  */
 export function urlKey(normalizedUrl: string): string {

@@ -151,7 +151,7 @@ describe('npm run bench, smoke test on a tiny site', () => {
   test('produces a well-formed results table', { timeout: 60_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mountcrawl-bench-test-'));
     try {
-      const args = [RUN, '--hosts', '2', '--pages', '10', '--scenarios', '0', '--only', 'baseline,mountcrawl,wget'];
+      const args = [RUN, '--hosts', '2', '--pages', '10', '--scenarios', '0', '--only', 'baseline,mountcrawl,wget', '--processes', '2'];
       args.push('--results', dir, '--work', dir, '--no-install', '--timeout', '50');
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';

@@ -7,6 +7,7 @@ import type { LoopbackSite } from '../../src/site/site-server.js';
 import type { LinksRecord } from '../../src/store/records.js';
 import { FAST, runCli, tempDir } from '../support/cli.js';
 import { filesOf, readJson } from '../support/data-files.js';
+import { pageRoute, redirectRoute, startRoutedSite } from '../support/routed-site.js';
 
 const HOOK = `
 export function filter(url) {
@@ -56,5 +57,36 @@ describe('--hook: a user module around the crawl', { timeout: 60_000 }, () => {
     const r = await runCli(['crawl', site.url(0, '/'), '--data', join(tmp.path, 'd2'), '--hook', join(tmp.path, 'empty.mjs'), ...FAST]);
     assert.equal(r.code, 2);
     assert.match(r.stderr.trim(), /^mountcrawl: BAD_OPTION: --hook .*exports neither filter nor onPage$/);
+  });
+});
+
+describe('--hook filter and redirects: one admission chain', { timeout: 60_000 }, () => {
+  let site: LoopbackSite;
+  let tmp: { path: string; cleanup: () => Promise<void> };
+  before(async () => {
+    site = await startRoutedSite([
+      {
+        '/': pageRoute(['/go', '/kept']),
+        '/go': redirectRoute('/blocked/target.html'),
+        '/kept': redirectRoute('/ok/target.html'),
+        '/blocked/target.html': pageRoute(),
+        '/ok/target.html': pageRoute(),
+      },
+    ]);
+    tmp = await tempDir();
+    await writeFile(join(tmp.path, 'hook.mjs'), "export function filter(url) { return !url.includes('/blocked/'); }\n");
+  });
+  after(async () => {
+    await site.close();
+    await tmp.cleanup();
+  });
+
+  test('a same-host redirect to a URL the filter rejects is not fetched', async () => {
+    const data = join(tmp.path, 'data');
+    const r = await runCli(['crawl', site.url(0, '/'), '--data', data, '--hook', join(tmp.path, 'hook.mjs'), ...FAST]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(site.count(site.url(0, '/go')), 1, 'the redirecting URL is fetched');
+    assert.equal(site.count(site.url(0, '/blocked/target.html')), 0, 'its filtered target is not');
+    assert.equal(site.count(site.url(0, '/ok/target.html')), 1, 'a target the filter keeps is followed');
   });
 });

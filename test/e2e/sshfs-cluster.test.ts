@@ -14,7 +14,7 @@ const PER_HOST = 2;
 
 /**
  * Two nodes, each on its own sshfs mount of one export (two "machines" with separate FUSE
- * caches, DESIGN §7), crawl one site together.
+ * caches, docs/architecture.md, "Tests"), crawl one site together.
  */
 describe('two nodes on two sshfs mounts of one export', { timeout: 180_000 }, () => {
   let site: LoopbackSite;

@@ -7,9 +7,10 @@ import { FetchFailure } from '../../src/errors.js';
 import type { FetchedResponse, Fetcher } from '../../src/fetch/fetcher.js';
 import { RobotsCache, RobotsUnavailable, parseRobots } from '../../src/fetch/robots.js';
 import { Layout } from '../../src/store/layout.js';
+import { systemClock } from '../../src/config/clock.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
-const clock = { now: () => NOW, monotonic: () => 0 };
+const clock = { ...systemClock, now: () => NOW, monotonic: () => 0 };
 
 function response(status: number, headers: Record<string, string> = {}, body = ''): FetchedResponse {
   return {

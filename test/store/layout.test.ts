@@ -6,7 +6,7 @@ import { DIRS, Layout, MARKER_FILE, tempName, tempOwner } from '../../src/store/
 
 const KEY = '599370d5687c3fd078c314add6d37c2d714e57a5d9157d4a703cfcc0';
 
-describe('Layout: where everything lives (DESIGN §2)', () => {
+describe('Layout: where everything lives (docs/protocol.md)', () => {
   const root = join('/', 'data', 'crawl');
   const layout = new Layout(root);
 

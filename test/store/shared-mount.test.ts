@@ -11,7 +11,7 @@ import { readJsonValidated, readWhole } from '../../src/store/read-whole.js';
 import { startSshfsPair } from '../support/sshfs-pair.js';
 
 // The store and lease primitives over two REAL sshfs mounts of one export, each mount acting
-// as a separate machine with its own FUSE cache (DESIGN §7, mount/FINDINGS). Skipped, with
+// as a separate machine with its own FUSE cache (docs/architecture.md, "Tests"; docs/protocol.md, "What the file system must give"). Skipped, with
 // the reason, where sshd/sshfs/FUSE are not available (.ci/run installs them).
 
 const A = 'node-a';

@@ -18,7 +18,7 @@ import {
 } from './routed-site.js';
 
 /**
- * The hostile part of the suite's site (DESIGN §7): responses the real web sends that a
+ * The hostile part of the suite's site (docs/architecture.md, "Tests"): responses the real web sends that a
  * crawler must survive. Each route is a factory so tests can mount it where they need it;
  * `startHostileSite` puts them all on four hosts.
  */

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Two (or N) real sshfs mounts of one export on this machine, for tests that need a shared
- * mount with separate caches (DESIGN §7). Runs mount-example/sshfs-pair.sh in a fresh temp dir.
+ * mount with separate caches (docs/architecture.md, "Tests"). Runs mount-example/sshfs-pair.sh in a fresh temp dir.
  *
  * Use it so that sshd and the mounts go away even when the test fails:
  *

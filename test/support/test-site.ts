@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { LoopbackSite, type Handler, type SiteHost } from '../../src/site/site-server.js';
 
 /**
- * The suite's own web site: three hosts on 127.0.0.2-4 (DESIGN §7). Host 0 and host 1 are
+ * The suite's own web site: three hosts on 127.0.0.2-4 (docs/architecture.md, "Tests"). Host 0 and host 1 are
  * seeds; host 2 is only linked to (out of scope with --scope host). Every spelling of a link
  * that real pages use appears on host 0's home page. See EXPECTED_* for what a complete crawl
  * must fetch, each exactly once.

@@ -58,7 +58,7 @@ const STAT_PARALLELISM = 32;
 const MTIME_SLACK_MS = 2000;
 
 /**
- * Finds work on the mount when the frontier empties (DESIGN §4): seeds, then the links of
+ * Finds work on the mount when the frontier empties (docs/protocol.md, "Rounds, reseeds and the end of the crawl"): seeds, then the links of
  * every links record not read before. Incremental: a links/<host> directory whose mtime has
  * not changed since a complete listing is skipped with one stat, and a listed directory
  * only has its new records read, so a reseed costs in proportion to what is new.

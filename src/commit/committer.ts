@@ -1,6 +1,5 @@
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import { describeError } from '../errors.js';
 import { decodeBytes } from '../extract/charset.js';
 import { nextRetryDelay } from '../frontier/retry-policy.js';
 import type { Logger } from '../progress/logger.js';
@@ -10,11 +9,12 @@ import type { Layout } from '../store/layout.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
-import type { Commit, PageOutcome } from './fetch-page.js';
-import type { Frontier } from './frontier.js';
-import { hookPage, type Hooks } from './hooks.js';
-import type { HostState } from './host-state.js';
-import type { Reseeder } from './reseeder.js';
+import type { Commit, PageOutcome } from '../crawl/fetch-page.js';
+import type { Admission } from '../frontier/admission/admission.js';
+import type { Frontier } from '../frontier/frontier.js';
+import { hookFailed, hookPage, type Hooks } from '../hooks/hooks.js';
+import type { HostState } from '../frontier/host-state.js';
+import type { Reseeder } from '../reseed/reseeder.js';
 
 type PageCommit = Extract<Commit, { type: 'page' }>;
 type ErrorCommit = Extract<Commit, { type: 'error' }>;
@@ -28,6 +28,7 @@ export interface CommitterDeps {
   readonly store: HostStore;
   readonly reseeder: Reseeder;
   readonly frontier: Frontier;
+  readonly admission: Admission;
   readonly normalize: NormalizeOptions;
   readonly hooks: Hooks | undefined;
   /** Called after every page stored (the mount works). */
@@ -35,10 +36,10 @@ export interface CommitterDeps {
 }
 
 /**
- * Writes what fetching a URL came to (DESIGN §2, invariant 2): for a page, its body then its
+ * Writes what fetching a URL came to (docs/protocol.md, the commit): for a page, its body then its
  * links record (the commit), targets of a redirect chain before the URLs that led to them;
  * for a failure, its errs record, with the retry schedule. Then the page's links are offered
- * to the frontier, and a --hook onPage gets its say before anything is written.
+ * to the admission chain, and a --hook onPage gets its say before anything is written.
  */
 export class Committer {
   readonly #d: CommitterDeps;
@@ -54,22 +55,18 @@ export class Committer {
       if (c.type === 'page') await this.#page(host, c);
       else await this.#error(host, c);
     }
-    for (const t of outcome.claimed) if (!host.done.has(t.key)) host.claimed.delete(t.key);
+    for (const t of outcome.claimed) if (!host.isDone(t.key)) host.release(t.key);
   }
 
   async #page(host: HostState, found: PageCommit): Promise<void> {
-    const { stats, store, frontier } = this.#d;
+    const { stats, store, admission } = this.#d;
     const c = found.body !== null && this.#d.hooks?.onPage !== undefined ? await this.#onPage(found, found.body) : found;
     const key = c.target.key;
     const htmlPath = c.body === null ? null : this.#d.layout.relativeHtml(host.dir, key);
     const record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath });
     await store.writePage(host.dir, key, c.body, record);
-    if (host.errs.has(key)) {
-      host.errs.delete(key);
-      await store.removeErrs(host.dir, key);
-    }
-    host.done.add(key);
-    host.claimed.delete(key);
+    if (host.errsOf(key) !== undefined) await store.removeErrs(host.dir, key);
+    host.markDone(key);
     this.#d.onStored();
     stats.pages++;
     if (c.body !== null) {
@@ -82,8 +79,8 @@ export class Committer {
     let complete = true;
     for (const link of c.links) {
       const hostDir = hostDirOfNormalized(link);
-      if (hostDir === undefined || !frontier.wantsHost(hostDir)) continue;
-      if (frontier.offer(link, hostDir, c.target.depth + 1) === 'full') complete = false;
+      if (hostDir === undefined || !admission.wantsHost(hostDir)) continue;
+      if (admission.offer(link, hostDir, c.target.depth + 1) === 'full') complete = false;
     }
     if (complete) this.#d.reseeder.markRead(host.dir, key);
   }
@@ -91,7 +88,7 @@ export class Committer {
   async #error(host: HostState, c: ErrorCommit): Promise<void> {
     const { config, clock, store, stats } = this.#d;
     const { target, failure } = c;
-    const previous = host.errs.get(target.key);
+    const previous = host.errsOf(target.key);
     const attempts = (previous?.attempts ?? 0) + 1;
     const retryIn = failure.kind === 'transient' ? nextRetryDelay(attempts, config, failure.retryAfterMs) : undefined;
     const record = buildErrsRecord(target, failure, previous, { nodeId: config.nodeId, nowMs: clock.now(), retryInMs: retryIn });
@@ -101,11 +98,9 @@ export class Committer {
       host.politeness.pauseUntil(clock.monotonic() + Math.min(failure.retryAfterMs, config.retryMaxMs));
     }
     if (record.final) {
-      host.errs.delete(target.key);
-      host.done.add(target.key);
-      host.claimed.delete(target.key);
+      host.markDone(target.key);
     } else {
-      host.errs.set(target.key, record);
+      host.failed(target.key, record);
       this.#d.frontier.addRetry(host, { url: target.url, key: target.key, depth: target.depth }, clock.monotonic() + retryIn!);
     }
   }
@@ -140,14 +135,8 @@ export class Committer {
       const data = result.data === undefined ? {} : { data: JSON.parse(JSON.stringify(result.data)) as unknown };
       return { ...c, links, ...data };
     } catch (err) {
-      this.hookFailed('onPage', err);
+      hookFailed(this.#d, 'onPage', err);
       return c;
     }
-  }
-
-  /** Counts a --hook failure and reports the first few. */
-  hookFailed(what: string, err: unknown): void {
-    this.#d.stats.hookErrors++;
-    if (this.#d.stats.hookErrors <= 5) this.#d.log.warn(`--hook ${what} threw: ${describeError(err)}`);
   }
 }

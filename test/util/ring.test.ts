@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Ring } from '../../src/crawl/ring.js';
+import { Ring } from '../../src/util/ring.js';
 
 describe('Ring', () => {
   test('first in, first out; peek does not remove; empty gives undefined', () => {

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CheerioAPI } from 'cheerio';
-import { ExitCode, FatalError } from '../errors.js';
+import { ExitCode, FatalError, describeError } from '../errors.js';
+import type { Logger } from '../progress/logger.js';
+import type { CrawlStats } from '../progress/stats.js';
 
 /** What a hook's onPage sees of a fetched HTML page. */
 export interface HookPage {
@@ -25,7 +27,7 @@ export interface HookResult {
 }
 
 /**
- * A user's own code around the crawl (DESIGN §5, in the manner of Scrapy's spider
+ * A user's own code around the crawl (docs/hooks.md, in the manner of Scrapy's spider
  * middleware), loaded from an ES module given with `--hook FILE` that exports either or both:
  *
  * - `filter(url)`: return false and the URL is not crawled (like --exclude, in code);
@@ -79,4 +81,10 @@ export function hookPage(fields: Omit<HookPage, '$'>): HookPage {
       return doc;
     },
   };
+}
+
+/** Counts a --hook failure and reports the first few (the crawl goes on as if the hook were absent). */
+export function hookFailed(to: { readonly stats: CrawlStats; readonly log: Logger }, what: string, err: unknown): void {
+  to.stats.hookErrors++;
+  if (to.stats.hookErrors <= 5) to.log.warn(`--hook ${what} threw: ${describeError(err)}`);
 }

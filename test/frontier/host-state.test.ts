@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HostState, type QueueItem } from '../../src/crawl/host-state.js';
+import { HostState, type QueueItem } from '../../src/frontier/host-state.js';
 
 const RULES = { perHost: 2, delayMs: 1_000, crawlDelayCapMs: 30_000 };
 const item = (n: number, depth = 1): QueueItem => ({ url: `http://example.org/${n}`, key: `k${n}`, depth });
@@ -26,7 +26,7 @@ describe('HostState', () => {
     assert.equal(h.queued, 2);
   });
 
-  test('drain empties the queue and returns its items in order', () => {
+  test('drain empties the queue (and the retries) and returns its items in order', () => {
     const h = new HostState('example.org', RULES);
     for (let i = 0; i < 3; i++) h.push(item(i));
     assert.deepEqual(h.drain(), [item(0), item(1), item(2)]);
@@ -45,22 +45,66 @@ describe('HostState', () => {
   test('promoteDueRetries moves only due retries to the queue, after what is queued', () => {
     const h = new HostState('example.org', RULES);
     h.push(item(0));
-    h.retries.push({ ...item(1), dueAt: 100 }, { ...item(2), dueAt: 300 }, { ...item(3), dueAt: 200 });
+    h.addRetry(item(1), 100);
+    h.addRetry(item(2), 300);
+    h.addRetry(item(3), 200);
     assert.equal(h.nextRetryAt(), 100);
     assert.equal(h.promoteDueRetries(99), 0);
     assert.equal(h.promoteDueRetries(200), 2);
     assert.equal(h.queued, 3);
     assert.deepEqual(h.retries, [{ ...item(2), dueAt: 300 }]);
     assert.equal(h.nextRetryAt(), 300);
+    assert.equal(h.promoteDueRetries(Infinity), 1);
+    assert.equal(h.nextRetryAt(), Infinity);
     const queue = h.drain();
     assert.deepEqual(queue[0], item(0));
     assert.deepEqual(
-      queue.slice(1).sort((a, b) => a.key.localeCompare(b.key)),
+      queue.slice(1, 3).sort((a, b) => a.key.localeCompare(b.key)),
       [item(1), item(3)],
       'queue items, without dueAt',
     );
-    assert.equal(h.promoteDueRetries(Infinity), 1);
-    assert.equal(h.nextRetryAt(), Infinity);
-    assert.deepEqual(h.drain(), [item(2)]);
+    assert.deepEqual(queue[3], item(2));
+  });
+
+  test('claims: queued and retrying keys are claimed; done keys are not; drain gives claims back', () => {
+    const h = new HostState('example.org', RULES);
+    h.push(item(0));
+    h.addRetry(item(1), 100);
+    assert.equal(h.isClaimed('k0'), true);
+    assert.equal(h.isKnown('k1'), true);
+    h.markDone('k0');
+    assert.equal(h.isClaimed('k0'), false);
+    assert.equal(h.isDone('k0'), true);
+    assert.equal(h.isKnown('k0'), true);
+    h.drain();
+    assert.equal(h.isClaimed('k1'), false);
+  });
+
+  test('filter gives back the claims of dropped items, except those waiting as retries', () => {
+    const h = new HostState('example.org', RULES);
+    h.push(item(0));
+    h.push(item(1));
+    h.addRetry(item(1), 100);
+    h.filter(() => false);
+    assert.equal(h.isClaimed('k0'), false);
+    assert.equal(h.isClaimed('k1'), true);
+  });
+
+  test('a failed key keeps its errs record until it is done', () => {
+    const h = new HostState('example.org', RULES);
+    const rec = { attempts: 1 } as unknown as Parameters<HostState['failed']>[1];
+    h.failed('k0', rec);
+    assert.equal(h.errsOf('k0'), rec);
+    h.markDone('k0');
+    assert.equal(h.errsOf('k0'), undefined);
+  });
+
+  test('releasing is the last phase', () => {
+    const h = new HostState('example.org', RULES);
+    assert.equal(h.moveTo('ready'), true);
+    assert.equal(h.letGo(), true);
+    assert.equal(h.letGo(), false);
+    assert.equal(h.moveTo('blocked'), false);
+    assert.equal(h.phase, 'releasing');
   });
 });

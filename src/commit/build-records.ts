@@ -1,11 +1,7 @@
 import type { FetchFailure } from '../errors.js';
 import { RECORD_VERSION, type ErrsRecord, type LinksRecord } from '../store/records.js';
-import type { Commit, Target } from './fetch-page.js';
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
+import type { Commit, Target } from '../crawl/fetch-page.js';
+import { headerValue } from '../fetch/header-value.js';
 
 /** The links record of a page (or redirect) commit. */
 export function buildLinksRecord(
@@ -13,8 +9,8 @@ export function buildLinksRecord(
   options: { nodeId: string; nowMs: number; htmlPath: string | null },
 ): LinksRecord {
   const res = commit.response;
-  const etag = header(res.headers, 'etag');
-  const lastModified = header(res.headers, 'last-modified');
+  const etag = headerValue(res.headers, 'etag');
+  const lastModified = headerValue(res.headers, 'last-modified');
   return {
     v: RECORD_VERSION,
     url: commit.target.url,

@@ -1,5 +1,5 @@
 /**
- * A worker thread of RecordReadPool (src/crawl/record-read-pool.ts): reads links records with
+ * A worker thread of RecordReadPool (src/reseed/record-read-pool.ts): reads links records with
  * synchronous calls (no thread-pool round trip per open, read and close: about a sixth of
  * the CPU per record, docs/benchmarks.md), parses and checks them, and sends back the links
  * it has not sent before in this scan at this depth or a lower one.

@@ -1,0 +1,144 @@
+import type { SelfStatus } from '../cluster/membership.js';
+import type { Ownership } from '../cluster/ownership.js';
+import type { Clock, Timer } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import type { Logger } from '../progress/logger.js';
+import type { CrawlStats } from '../progress/stats.js';
+import { sweepStaleTemps } from '../store/temp-sweeper.js';
+import type { Parts } from './node-parts.js';
+
+/** Every how many heartbeats each held lease is read back (a listing checks them every beat). */
+const LEASE_READ_EVERY = 5;
+/** Every how many heartbeats stale temp files in shared directories are swept. */
+const SWEEP_EVERY = 300;
+
+/** What the heartbeat tells the node that runs it. */
+export interface HeartbeatEvents {
+  /** True once the node is stopping (its record says so). */
+  stopping(): boolean;
+  /** The live set changed and hosts may have come this node's way: the next reseed reads everything. */
+  needFullReseed(): void;
+  /** Something the control loop acts on changed (nodes, all idle). */
+  wake(): void;
+  onStoreError(err: unknown): void;
+}
+
+export interface HeartbeatDeps {
+  readonly config: CrawlConfig;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly stats: CrawlStats;
+  readonly ownership: Ownership;
+  readonly parts: Parts;
+  readonly events: HeartbeatEvents;
+}
+
+/**
+ * A node's heartbeat (docs/protocol.md, "Nodes"): every --heartbeat it checks the data
+ * directory's marker, rewrites its own record, reads the others', updates ownership (and
+ * lets go of hosts that moved), verifies its leases, and sweeps stale temp files now and then.
+ */
+export class Heartbeat {
+  readonly #d: HeartbeatDeps;
+  #timer: Timer | undefined;
+  /** The heartbeat in progress: close() waits for it, so it cannot rewrite the record after leave(). */
+  #running: Promise<void> | undefined;
+  #ticks = 0;
+  /** Whether every live node was idle at the last heartbeat. */
+  #allIdleSeen = false;
+  #closed = false;
+
+  constructor(deps: HeartbeatDeps) {
+    this.#d = deps;
+  }
+
+  /** Starts beating every --heartbeat. */
+  start(): void {
+    this.#schedule(this.#d.config.heartbeatMs);
+  }
+
+  /** Runs the next heartbeat now rather than when it is due (unless one is running). */
+  beatSoon(): void {
+    if (this.#closed || this.#running !== undefined) return;
+    this.#d.clock.clearTimeout(this.#timer);
+    this.#schedule(0);
+  }
+
+  /** Stops beating; waits for a heartbeat in progress. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#d.clock.clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** What this node says about itself in its record. */
+  status(state: string): SelfStatus {
+    const { stats, parts } = this.#d;
+    return {
+      state: state as SelfStatus['state'],
+      round: stats.round,
+      hostsOwned: parts.frontier.readyCount(),
+      pages: stats.pages,
+      errors: stats.errorCount,
+      queued: parts.frontier.queued,
+      inFlight: parts.requests.inFlight,
+      rate: Math.round(stats.rate() * 10) / 10,
+    };
+  }
+
+  /** True when this node has not reached the mount for long enough that others may count it dead. */
+  fenced(): boolean {
+    const { clock, config, parts } = this.#d;
+    return clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = this.#d.clock.setTimeout(() => {
+      this.#running = this.#tick().finally(() => {
+        this.#running = undefined;
+        if (!this.#closed) this.#schedule(this.#d.config.heartbeatMs);
+      });
+    }, delayMs);
+  }
+
+  /** One heartbeat: marker, own record, others' records, ownership, leases, housekeeping. */
+  async #tick(): Promise<void> {
+    const { config, log, stats, ownership, events } = this.#d;
+    const p = this.#d.parts;
+    try {
+      this.#ticks++;
+      const wasFenced = this.fenced();
+      await p.guard.checkMarker();
+      await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
+      const changed = await p.membership.observe();
+      stats.nodesAlive = p.membership.liveIds().length;
+      stats.queued = p.frontier.queued;
+      stats.inFlight = p.requests.inFlight;
+      if (changed) {
+        const before = ownership.liveCount;
+        ownership.setLive(p.membership.liveIds());
+        log.info('nodes changed', { alive: ownership.liveCount });
+        if (p.keeper.rebalance(before)) events.needFullReseed();
+        events.wake();
+      }
+      // The last peer just went idle: an idle node's next reseed may end the crawl, so now.
+      const allIdle = p.membership.allIdleSince() !== undefined;
+      if (allIdle && !this.#allIdleSeen && stats.state === 'idle') events.wake();
+      this.#allIdleSeen = allIdle;
+      if (ownership.partition === 'host') {
+        p.keeper.dropLost(await p.leases.verify(changed || wasFenced || this.#ticks % LEASE_READ_EVERY === 0));
+        p.keeper.retryBlocked();
+        await p.keeper.releaseOrphanLeases();
+      }
+      if (wasFenced) log.info('reached the mount again');
+      const serverNow = p.membership.serverTime?.mtimeMs;
+      if (this.#ticks % SWEEP_EVERY === 1 && serverNow !== undefined) {
+        const removed = await sweepStaleTemps(p.layout, serverNow, 10 * config.deadAfterMs);
+        if (removed > 0) log.info('removed stale temp files', { count: removed });
+      }
+      p.requests.pump();
+    } catch (err) {
+      events.onStoreError(err);
+    }
+  }
+}

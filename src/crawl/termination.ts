@@ -1,0 +1,55 @@
+/**
+ * When a crawl is over (docs/protocol.md, "The end"): a node whose frontier is empty and
+ * whose reseed found nothing decides what to do next. The rule is a pure function of what
+ * the node saw, so that every case is tested (test/crawl/termination.test.ts).
+ */
+
+/** What a node knows after a reseed that found nothing (and with nothing queued or in flight). */
+export interface IdleView {
+  /** --watch: never end, keep polling for new seeds and links. */
+  readonly watch: boolean;
+  /** Monotonic time since which every live node (this one included) was seen idle, as read before the reseed began. */
+  readonly allIdleBefore: number | undefined;
+  /** Monotonic time at which the reseed began. */
+  readonly reseedStart: number;
+  /** How many times the nodes directory has been read (membership observations). */
+  readonly observations: number;
+  /** True when this node was idle already before this reseed (its idle record is published). */
+  readonly wasIdle: boolean;
+  /** True when every live node is seen idle now (after the reseed). */
+  readonly allIdleNow: boolean;
+  /** True when no live peer is known. */
+  readonly alone: boolean;
+  readonly heartbeatMs: number;
+}
+
+/** What the node does next. */
+export type IdleStep =
+  /** The crawl is complete: stop. */
+  | { readonly kind: 'complete' }
+  /** Reseed again at once (the next reseed may be the last one); `publishIdle`: beat now. */
+  | { readonly kind: 'reseed'; readonly publishIdle: boolean }
+  /** Wait `ms` (or until woken), then reseed; `publishIdle`: beat now. */
+  | { readonly kind: 'wait'; readonly ms: number; readonly publishIdle: boolean };
+
+/** Waits between reseeds of a node in --watch that is idle (at least this long). */
+export const WATCH_POLL_MS = 2_000;
+/** Waits between reseeds of an idle node alone: the next (incremental) reseed can confirm the end at once. */
+export const ALONE_POLL_MS = 50;
+
+/**
+ * The end: a reseed that began after every live node was seen idle found nothing (and the
+ * nodes directory was read at least twice, so "every live node" is not a first guess).
+ * Otherwise a node that just went idle publishes it at once (peers wait for its record) and,
+ * if every peer was idle already, reseeds again at once: that reseed, begun now, may be the
+ * last one. Else it waits: alone, briefly; with peers, for their next heartbeats.
+ */
+export function afterEmptyReseed(v: IdleView): IdleStep {
+  if (!v.watch && v.allIdleBefore !== undefined && v.allIdleBefore < v.reseedStart && v.observations >= 2) {
+    return { kind: 'complete' };
+  }
+  const publishIdle = !v.wasIdle;
+  if (publishIdle && !v.watch && v.allIdleBefore === undefined && v.allIdleNow) return { kind: 'reseed', publishIdle };
+  const ms = v.watch ? Math.max(v.heartbeatMs, WATCH_POLL_MS) : v.alone ? ALONE_POLL_MS : v.heartbeatMs;
+  return { kind: 'wait', ms, publishIdle };
+}

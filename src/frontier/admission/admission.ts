@@ -1,0 +1,111 @@
+import type { Ownership } from '../../cluster/ownership.js';
+import type { CrawlConfig } from '../../config/crawl-config.js';
+import type { OfferResult } from '../../reseed/reseeder.js';
+import type { CrawlStats } from '../../progress/stats.js';
+import { urlKey } from '../../url/key.js';
+import type { Frontier } from '../frontier.js';
+import type { HostState } from '../host-state.js';
+import type { ScopeFilter } from '../scope.js';
+import { urlShape } from '../traps.js';
+import { depthRule } from './depth-rule.js';
+import { hostBudgetRule } from './host-budget-rule.js';
+import { hostOpenRule } from './host-open-rule.js';
+import { knownRule } from './known-rule.js';
+import { ownershipRule } from './ownership-rule.js';
+import { patternBudgetRule } from './pattern-budget-rule.js';
+import type { Candidate, HostRule, UrlRule } from './rule.js';
+import { scopeRule } from './scope-rule.js';
+import { trapRule } from './trap-rule.js';
+import { userFilterRule } from './user-filter-rule.js';
+
+
+/** Who starts managing a host this node owns (HostKeeper): returns its state at once. */
+export interface HostAdopter {
+  adopt(hostDir: string, url: string | undefined): HostState;
+}
+
+export interface AdmissionDeps {
+  readonly config: CrawlConfig;
+  readonly stats: CrawlStats;
+  readonly scope: ScopeFilter;
+  readonly ownership: Ownership;
+  /** The user's --hook filter, if any. */
+  readonly filter?: (url: string) => boolean;
+  /** A --hook filter threw (the URL is kept). */
+  readonly filterFailed?: (err: unknown) => void;
+  readonly frontier: Frontier;
+  readonly keeper: HostAdopter;
+}
+
+/**
+ * The admission chain (docs/architecture.md): every URL that could be fetched (links, seeds,
+ * redirect targets) passes the same rules, in this order, each in its own file here: depth,
+ * known (done or claimed), scope and include/exclude, the user's --hook filter, traps,
+ * ownership; then, with the host's state, the host still open, the host budget and the
+ * pattern budget. A URL that passes is claimed: queued (links, seeds) or fetched at once
+ * (a redirect's next hop).
+ */
+export class Admission {
+  readonly #d: AdmissionDeps;
+  readonly #urlRules: readonly UrlRule[];
+  readonly #hostRules: readonly HostRule[];
+
+  constructor(deps: AdmissionDeps) {
+    this.#d = deps;
+    const { config, stats } = deps;
+    this.#urlRules = [
+      depthRule(config.maxDepth, stats),
+      knownRule,
+      scopeRule(deps.scope),
+      ...(deps.filter === undefined ? [] : [userFilterRule(deps.filter, deps.filterFailed ?? (() => undefined))]),
+      trapRule(config.maxRepeatedSegments, stats),
+      ownershipRule(deps.ownership),
+    ];
+    this.#hostRules = [hostOpenRule, hostBudgetRule(config.maxPagesPerHost, stats), patternBudgetRule(config.maxPagesPerPattern, stats)];
+  }
+
+  /** True when this node crawls URLs of the host at all (scope and ownership). */
+  wantsHost(hostDir: string): boolean {
+    return this.#d.scope.hostInScope(hostDir) && this.#d.ownership.ownsHost(hostDir);
+  }
+
+  /**
+   * Takes a link or seed of a wanted host (the caller checked `wantsHost`) into the frontier
+   * if it passes the chain and fits in memory. What is cut is counted (the end summary shows it).
+   */
+  offer(url: string, hostDir: string, depth: number): OfferResult {
+    const c: Candidate = { url, key: urlKey(url), hostDir, depth, via: 'link' };
+    const { frontier, keeper } = this.#d;
+    if (!this.#passesUrlRules(c, frontier.hosts.get(hostDir))) return 'known';
+    const host = keeper.adopt(hostDir, url);
+    host.knowOrigin(url);
+    if (!this.#passesHostRules(c, host)) return 'known';
+    if (!frontier.hasRoom()) return 'full';
+    host.countShape(urlShape(url));
+    frontier.enqueue(host, { url, key: c.key, depth });
+    return 'queued';
+  }
+
+  /**
+   * The next hop of a redirect, on the host being fetched, may be followed only if it passes
+   * the chain, robots.txt allows it, and nobody else has it or will fetch it: it is claimed then.
+   */
+  admitRedirect(host: HostState, target: { url: string; key: string; hostDir: string; depth: number }): boolean {
+    const c: Candidate = { ...target, via: 'redirect' };
+    if (!this.#passesUrlRules(c, host) || !this.#passesHostRules(c, host)) return false;
+    if (host.robots !== undefined && !host.robots.isAllowed(c.url)) return false;
+    host.countShape(urlShape(c.url));
+    host.claim(c.key);
+    return true;
+  }
+
+  #passesUrlRules(c: Candidate, host: HostState | undefined): boolean {
+    for (const rule of this.#urlRules) if (!rule(c, host)) return false;
+    return true;
+  }
+
+  #passesHostRules(c: Candidate, host: HostState): boolean {
+    for (const rule of this.#hostRules) if (!rule(c, host)) return false;
+    return true;
+  }
+}

@@ -1,0 +1,184 @@
+import type { Clock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import type { CrawlStats } from '../progress/stats.js';
+import { Ring } from '../util/ring.js';
+import type { HostState, QueueItem } from './host-state.js';
+
+/** What the frontier tells the node (it calls no other part). */
+export interface FrontierEvents {
+  /** A host may have work that can start now: the node pumps (RequestRunner.pump). */
+  workReady(): void;
+  /** A retry came due: the control loop may want to know. */
+  wake(): void;
+}
+
+export interface FrontierDeps {
+  readonly config: CrawlConfig;
+  readonly clock: Clock;
+  readonly stats: CrawlStats;
+  readonly events: FrontierEvents;
+}
+
+/** What to start next: a page of a host, or the host's robots.txt (its queue waits for it). */
+export type Next = { readonly kind: 'page'; readonly host: HostState; readonly item: QueueItem } | { readonly kind: 'robots'; readonly host: HostState };
+
+/**
+ * The in-memory frontier (docs/architecture.md): per-host FIFO queues (breadth first by
+ * depth) held in HostState, a cap on URLs in memory, retries waiting for their time, and
+ * the choice of what starts next: round robin over the hosts that are ready, each host's
+ * politeness deciding when it may send again. URLs that do not fit are left on disk.
+ * What may enter is decided before, by the admission chain (src/frontier/admission/).
+ */
+export class Frontier {
+  /** Every host this node manages, by host directory. */
+  readonly hosts = new Map<string, HostState>();
+  readonly #deps: FrontierDeps;
+  readonly #ring = new Ring<HostState>();
+  #queued = 0;
+
+  constructor(deps: FrontierDeps) {
+    this.#deps = deps;
+  }
+
+  /** URLs queued in memory (retries waiting for their time not included). */
+  get queued(): number {
+    return this.#queued;
+  }
+
+  /** True when another URL fits in memory; otherwise counts it as cut (it stays on disk). */
+  hasRoom(): boolean {
+    if (this.#queued < this.#deps.config.frontierCap) return true;
+    this.#deps.stats.cut.frontierFull++;
+    return false;
+  }
+
+  /** Queues an admitted URL (claiming it) and schedules its host. */
+  enqueue(host: HostState, item: QueueItem): void {
+    host.push(item);
+    this.#queued++;
+    if (host.phase === 'ready') this.schedule(host);
+  }
+
+  /** Puts back an item whose commit failed (it is not done). */
+  requeue(host: HostState, item: QueueItem): void {
+    host.push(item);
+    this.#queued++;
+  }
+
+  /** Keeps only the queued items of a host for which `keep` is true; returns the others. */
+  filterQueue(host: HostState, keep: (item: QueueItem) => boolean): QueueItem[] {
+    const dropped = host.filter(keep);
+    this.#queued -= dropped.length;
+    return dropped;
+  }
+
+  /** Empties a host's queue and retries from memory (they are on disk), stops its timers, and returns them all. */
+  dropHost(host: HostState): QueueItem[] {
+    const queued = host.queued;
+    const dropped = host.drain();
+    this.#queued -= queued;
+    this.#stopTimers(host);
+    return dropped;
+  }
+
+  /** A URL that failed transiently is queued again at `dueAt` (monotonic). */
+  addRetry(host: HostState, item: QueueItem, dueAt: number): void {
+    host.addRetry(item, dueAt);
+    this.#armRetryTimer(host);
+  }
+
+  /** Monotonic time of the earliest retry of a ready host, or Infinity. */
+  nextRetryAt(): number {
+    let t = Infinity;
+    for (const host of this.hosts.values()) if (host.phase === 'ready') t = Math.min(t, host.nextRetryAt());
+    return t;
+  }
+
+  /** Hosts whose lease and listing are done. */
+  readyCount(): number {
+    let n = 0;
+    for (const h of this.hosts.values()) if (h.phase === 'ready') n++;
+    return n;
+  }
+
+  /** Puts a host in the ready ring (if it has work) and tells the node that work may start. */
+  schedule(host: HostState): void {
+    if (!host.inRing && host.phase === 'ready' && host.queued > 0) {
+      host.inRing = true;
+      this.#ring.push(host);
+    }
+    this.#deps.events.workReady();
+  }
+
+  /**
+   * What may start at `now`, round robin over ready hosts, politeness per host; undefined
+   * when nothing may (hosts that must wait get a timer that schedules them again).
+   */
+  next(now: number): Next | undefined {
+    while (this.#ring.length > 0) {
+      const host = this.#ring.shift()!;
+      host.inRing = false;
+      if (host.phase !== 'ready' || host.queued === 0) continue;
+      if (host.robots === undefined) {
+        // Its queue waits for robots.txt; the fetch schedules the host again when it is done.
+        if (host.robotsLoading) continue;
+        if (now < host.robotsRetryAt) {
+          this.#wakeAt(host, host.robotsRetryAt);
+          continue;
+        }
+        return { kind: 'robots', host };
+      }
+      const at = host.politeness.nextStartAt(now);
+      if (at === Infinity) continue; // full: scheduled again when a request ends
+      if (at > now) {
+        this.#wakeAt(host, at);
+        continue;
+      }
+      const item = host.shift()!;
+      this.#queued--;
+      if (host.queued > 0) {
+        host.inRing = true;
+        this.#ring.push(host);
+      }
+      return { kind: 'page', host, item };
+    }
+    return undefined;
+  }
+
+  /** Stops every timer (shutdown). */
+  close(): void {
+    for (const host of this.hosts.values()) this.#stopTimers(host);
+  }
+
+  #wakeAt(host: HostState, at: number): void {
+    const { clock } = this.#deps;
+    clock.clearTimeout(host.wakeTimer);
+    host.wakeTimer = clock.setTimeout(() => {
+      host.wakeTimer = undefined;
+      this.schedule(host);
+    }, Math.max(1, at - clock.monotonic()));
+  }
+
+  #armRetryTimer(host: HostState): void {
+    const { clock } = this.#deps;
+    const at = host.nextRetryAt();
+    if (at === Infinity) return;
+    clock.clearTimeout(host.retryTimer);
+    host.retryTimer = clock.setTimeout(() => {
+      host.retryTimer = undefined;
+      if (host.phase !== 'ready') return;
+      this.#queued += host.promoteDueRetries(clock.monotonic());
+      this.#armRetryTimer(host);
+      this.schedule(host);
+      this.#deps.events.wake();
+    }, Math.max(0, at - clock.monotonic()));
+  }
+
+  #stopTimers(host: HostState): void {
+    const { clock } = this.#deps;
+    clock.clearTimeout(host.wakeTimer);
+    clock.clearTimeout(host.retryTimer);
+    host.wakeTimer = undefined;
+    host.retryTimer = undefined;
+  }
+}

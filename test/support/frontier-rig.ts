@@ -1,0 +1,98 @@
+import { Ownership } from '../../src/cluster/ownership.js';
+import { DEFAULTS, type CrawlConfig } from '../../src/config/crawl-config.js';
+import { ALLOW_ALL } from '../../src/fetch/robots.js';
+import { Admission } from '../../src/frontier/admission/admission.js';
+import { Frontier } from '../../src/frontier/frontier.js';
+import { HostState } from '../../src/frontier/host-state.js';
+import { ScopeFilter } from '../../src/frontier/scope.js';
+import { CrawlStats } from '../../src/progress/stats.js';
+import { DEFAULT_NORMALIZE_OPTIONS } from '../../src/url/normalize.js';
+import { FakeClock } from './fake-clock.js';
+
+export function frontierConfig(over: Partial<CrawlConfig> = {}): CrawlConfig {
+  return {
+    ...DEFAULTS,
+    dataDir: '/nowhere',
+    seedUrls: [],
+    include: [],
+    exclude: [],
+    userAgent: 'test',
+    nodeId: 'n1',
+    progress: false,
+    json: false,
+    normalize: DEFAULT_NORMALIZE_OPTIONS,
+    sessionParamsExplicit: false,
+    robots: true,
+    insecure: false,
+    denyPrivate: false,
+    fsync: false,
+    watch: false,
+    delayMs: 0,
+    perHost: 2,
+    ...over,
+  } as CrawlConfig;
+}
+
+/**
+ * A frontier and its admission chain on a fake clock, with a runner that records what it is
+ * told to start (as RequestRunner.pump does, with room for `room` requests).
+ */
+export function frontierRig(
+  over: Partial<CrawlConfig> = {},
+  opts: { seeds?: string[]; scope?: 'host' | 'any'; filter?: (url: string) => boolean } = {},
+) {
+  const cfg = frontierConfig(over);
+  const clock = new FakeClock();
+  const stats = new CrawlStats(() => clock.monotonic());
+  const scope = new ScopeFilter(opts.scope ?? 'host', cfg.include, cfg.exclude);
+  for (const s of opts.seeds ?? ['a.example', 'b.example']) scope.addSeed(s);
+  const ownership = new Ownership('n1', 'host');
+  const runner = { started: [] as string[], robots: [] as string[], room: Infinity, wakes: 0 };
+  const pump = (): void => {
+    while (runner.started.length < runner.room) {
+      const next = frontier.next(clock.monotonic());
+      if (next === undefined) return;
+      if (next.kind === 'robots') runner.robots.push(next.host.dir);
+      else {
+        runner.started.push(next.item.url);
+        next.host.politeness.started(clock.monotonic());
+      }
+    }
+  };
+  // The node's pump: this recording one, or a real RequestRunner's (usePump).
+  let nodePump = pump;
+  const usePump = (fn: () => void): void => {
+    nodePump = fn;
+  };
+  const frontier = new Frontier({ config: cfg, clock, stats, events: { workReady: () => nodePump(), wake: () => runner.wakes++ } });
+  const adopted: string[] = [];
+  const keeper = {
+    adopt(hostDir: string): HostState {
+      const known = frontier.hosts.get(hostDir);
+      if (known) return known;
+      adopted.push(hostDir);
+      const host = new HostState(hostDir, cfg);
+      frontier.hosts.set(hostDir, host);
+      return host;
+    },
+  };
+  const failures: unknown[] = [];
+  const admission = new Admission({
+    config: cfg,
+    stats,
+    scope,
+    ownership,
+    ...(opts.filter ? { filter: opts.filter, filterFailed: (err: unknown) => failures.push(err) } : {}),
+    frontier,
+    keeper,
+  });
+  /** Makes a host ready to send (as HostKeeper does after its lease, listing and robots.txt). */
+  const ready = (hostDir: string): HostState => {
+    const host = frontier.hosts.get(hostDir)!;
+    host.moveTo('ready');
+    host.robotsKnown(ALLOW_ALL);
+    frontier.schedule(host);
+    return host;
+  };
+  return { cfg, frontier, admission, runner, stats, clock, adopted, ready, failures, usePump };
+}
