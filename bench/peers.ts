@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_MAX_BYTES } from './pages.js';
 import type { BenchSite } from './site.js';
 
 /** The crawlers the benchmark runs, in the order it runs them. */
@@ -107,6 +108,8 @@ export async function peerCommand(name: PeerName, site: BenchSite, settings: Pee
           '0',
           '--concurrency',
           String(settings.concurrency),
+          '--max-bytes',
+          `${BENCH_MAX_BYTES / 1024}k`,
           '--no-progress',
         ],
         cwd: REPO,

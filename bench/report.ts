@@ -72,7 +72,7 @@ export interface ScenarioResult {
   readonly version: 1;
   readonly date: string;
   readonly scenario: { readonly name: string; readonly latencyMs: number };
-  readonly site: Record<string, number>;
+  readonly site: Record<string, number | string>;
   readonly machine: Record<string, string | number>;
   readonly mountcrawl: { readonly commit: string; readonly processes: number; readonly perHost: number; readonly concurrency: number };
   readonly peers: readonly PeerResult[];
@@ -162,7 +162,7 @@ export function formatTable(r: ScenarioResult): string {
   );
   const s = r.site;
   return [
-    `### ${r.scenario.name}: ${r.scenario.latencyMs} ms per response, ${s.hosts} hosts x ${s.pagesPerHost} pages (${(s.avgPageBytes! / 1024).toFixed(1)} KiB, ${s.avgElements} elements, ${s.avgLinks} links per page)`,
+    `### ${r.scenario.name}: ${r.scenario.latencyMs} ms per response, ${s.hosts} hosts x ${s.pagesPerHost} pages, ${s.pageShape ?? 'standard'} (${(Number(s.avgPageBytes) / 1024).toFixed(1)} KiB, ${s.avgElements} elements, ${s.avgLinks} links per page)`,
     '',
     ...lines,
     '',

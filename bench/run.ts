@@ -4,9 +4,9 @@
  * latency scenario, and writes bench/results/<date>-<scenario>.json plus a table on stdout.
  *
  *   node dist/bench/run.js [--hosts 20] [--pages 500] [--scenarios 0,20]
- *     [--only baseline,mountcrawl,wget,scrapy] [--processes 2] [--per-host 8] [--concurrency 32]
+ *     [--only baseline,mountcrawl,wget,scrapy] [--processes auto] [--per-host 8] [--concurrency 32]
  *     [--results bench/results] [--work DIR] [--timeout 1800] [--no-install] [--python PATH] [--keep]
- *     [--profile DIR]
+ *     [--profile DIR] [--shape mixed|standard|small|many-links|scripts|large|near-max]
  *
  * --profile DIR runs mountcrawl's processes with `node --cpu-prof` (the supervisor's children
  * inherit its execArgv), writes the profiles into DIR/<scenario>/ and prints
@@ -19,10 +19,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseProcesses } from '../src/config/processes.js';
 import { formatProfile, summarizeProfiles } from './cpu-profile.js';
 import { measure, round, tail, wholeArg } from './measure.js';
 import { PEERS, REPO, peerCommand, type PeerName, type PeerSettings } from './peers.js';
 import { checkTargets, formatPeaks, formatTable, type PeerResult, type ScenarioResult } from './report.js';
+import { PAGE_SHAPES, type PageShape } from './pages.js';
 import { BenchSite } from './site.js';
 import { TOOLS, ensureTools, type Found, type Tool } from './tools.js';
 
@@ -32,7 +34,7 @@ const { values: o } = parseArgs({
     pages: { type: 'string', default: '500' },
     scenarios: { type: 'string', default: '0,20' },
     only: { type: 'string', default: PEERS.join(',') },
-    processes: { type: 'string', default: '2' },
+    processes: { type: 'string', default: 'auto' },
     'per-host': { type: 'string', default: '8' },
     concurrency: { type: 'string', default: '32' },
     results: { type: 'string', default: join(REPO, 'bench', 'results') },
@@ -42,6 +44,7 @@ const { values: o } = parseArgs({
     python: { type: 'string' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    shape: { type: 'string', default: 'mixed' },
   },
 });
 
@@ -59,9 +62,21 @@ for (const p of only) {
     process.exit(2);
   }
 }
+const pageShape = o.shape as PageShape | 'mixed';
+if (pageShape !== 'mixed' && !(PAGE_SHAPES as readonly string[]).includes(pageShape)) {
+  log(`--shape: unknown page shape ${JSON.stringify(o.shape)} (mixed, ${PAGE_SHAPES.join(', ')})`);
+  process.exit(2);
+}
 const peers = PEERS.filter((p) => only.includes(p));
 const timeoutMs = whole('timeout', o.timeout!, 1) * 1000;
-const processes = whole('processes', o.processes!, 1);
+// `auto` as mountcrawl resolves it (src/config/processes.ts): what a user would pick here.
+let processes: number;
+try {
+  processes = parseProcesses(o.processes!);
+} catch (err) {
+  log(`--processes: ${(err as Error).message}`);
+  process.exit(2);
+}
 const perHost = whole('per-host', o['per-host']!, 1);
 const concurrency = whole('concurrency', o.concurrency!, 1);
 
@@ -97,8 +112,8 @@ function commit(): string {
 await mkdir(resolve(o.work!), { recursive: true });
 const workRoot = await mkdtemp(join(resolve(o.work!), 'mountcrawl-bench-'));
 await mkdir(o.results!, { recursive: true });
-log(`generating ${hosts} x ${pagesPerHost} pages`);
-const site = await BenchSite.start({ hosts, pagesPerHost });
+log(`generating ${hosts} x ${pagesPerHost} pages (${pageShape})`);
+const site = await BenchSite.start({ hosts, pagesPerHost, pages: pageShape });
 log(
   `site ready in ${site.stats.generateSeconds} s: ${site.hosts[0]!.address}..${site.hosts[hosts - 1]!.address}, ` +
     `${(site.stats.avgBytes / 1024).toFixed(1)} KiB, ${site.stats.avgElements} elements, ${site.stats.avgAnchors} links per page`,
@@ -129,6 +144,7 @@ try {
         hosts,
         pagesPerHost,
         pages: hosts * pagesPerHost,
+        pageShape,
         avgPageBytes: site.stats.avgBytes,
         avgElements: site.stats.avgElements,
         avgLinks: site.stats.avgAnchors,

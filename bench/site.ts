@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { DISALLOWED_PREFIXES, ROBOTS_TXT, generatePage, pagePath, type PageHost } from './pages.js';
+import { DISALLOWED_PREFIXES, ROBOTS_TXT, generatePage, pagePath, type PageHost, type PageShape } from './pages.js';
 
 /** Shape of the benchmark site. */
 export interface BenchSiteOptions {
@@ -11,6 +11,8 @@ export interface BenchSiteOptions {
   readonly firstOctet?: number;
   /** Delay before every response, ms (changeable between runs with `latencyMs`). */
   readonly latencyMs?: number;
+  /** Page shapes (bench/pages.ts); default `standard`. */
+  readonly pages?: PageShape | 'mixed';
 }
 
 /** One host of the site. */
@@ -75,6 +77,7 @@ export class BenchSite {
   /** Origins of the hosts outside the site. */
   readonly externals: string[] = [];
   readonly pagesPerHost: number;
+  readonly pageShape: PageShape | 'mixed';
   /** Delay before each response, ms. */
   latencyMs: number;
   /** Average body size and `<a>` count of the generated pages. */
@@ -91,6 +94,7 @@ export class BenchSite {
 
   private constructor(options: BenchSiteOptions) {
     this.pagesPerHost = options.pagesPerHost;
+    this.pageShape = options.pages ?? 'standard';
     this.latencyMs = options.latencyMs ?? 0;
   }
 
@@ -147,7 +151,7 @@ export class BenchSite {
 
   #generate(): void {
     const started = performance.now();
-    const shape = { hosts: this.hosts, pagesPerHost: this.pagesPerHost, external: this.externals };
+    const shape = { hosts: this.hosts, pagesPerHost: this.pagesPerHost, external: this.externals, pages: this.pageShape };
     let bytes = 0;
     let anchors = 0;
     let elements = 0;

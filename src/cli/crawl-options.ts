@@ -74,7 +74,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--watch', 'keep polling for new seeds and links instead of exiting when done')
     .option('--partition <by>', 'share work out by host (politeness per cluster) or url', d.partition)
     .option('--no-handoff', 'find links to this node\'s hosts by reading every links record, not from hand-off files')
-    .option('--processes <n>', 'start N nodes on this machine under one supervisor', '1')
+    .option('--processes <n>', 'start N nodes on this machine under one supervisor (auto: one per two cores)', '1')
     .option('--heartbeat <ms>', 'how often a node rewrites its heartbeat', String(d.heartbeatMs))
     .option('--dead-after <ms>', 'a node whose heartbeat stops this long is dead', String(d.deadAfterMs))
     .option('--mount-retry <seconds>', 'how long to wait for a failing mount before exiting', String(d.mountRetryMs / 1000))

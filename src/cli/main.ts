@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { parseWhole } from '../config/parse-values.js';
+import { parseProcesses } from '../config/processes.js';
 import { ExitCode, FatalError, MountcrawlError, describeError } from '../errors.js';
 import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type CrawlOptionValues } from './crawl-options.js';
 import { runCrawl } from './crawl-command.js';
@@ -34,7 +35,7 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     // A seeds file's bad lines are reported once: by the supervisor, not again by each node.
     const warn = process.env[SUPERVISED_ENV] ? () => undefined : (line: string) => process.stderr.write(`mountcrawl: warning: ${line}\n`);
     const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli', warn);
-    const processes = parseWhole('--processes', String(opts.processes), 1);
+    const processes = parseProcesses(String(opts.processes));
     if (processes > 1) {
       if (typeof opts.hook === 'string') await loadHooks(opts.hook); // checked once here; each node loads it
       result.code = await runSupervisor(config, processes, argv.slice(2));

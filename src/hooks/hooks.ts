@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { load, type CheerioAPI } from 'cheerio';
+import type { CheerioAPI } from 'cheerio';
 import { ExitCode, FatalError, describeError } from '../errors.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
@@ -64,8 +64,13 @@ export async function loadHooks(file: string): Promise<Hooks> {
   if (hooks.filter === undefined && hooks.onPage === undefined) {
     throw new FatalError('BAD_OPTION', `--hook ${file}: exports neither filter nor onPage`, ExitCode.USAGE);
   }
+  // cheerio is loaded only for an onPage hook: a crawl without one starts without it
+  // (a quarter of the start-up's module loading, docs/benchmarks.md).
+  if (hooks.onPage !== undefined) cheerioLoad ??= (await import('cheerio')).load;
   return hooks;
 }
+
+let cheerioLoad: typeof import('cheerio').load | undefined;
 
 /**
  * Why a hook module did not load, in terms of the user's file: a missing file says so (not
@@ -78,13 +83,13 @@ function hookLoadReason(err: unknown, path: string): string {
   return e instanceof SyntaxError ? `SyntaxError in ${path}: ${first}` : first;
 }
 
-/** The page a hook sees, with `$` parsed only when it is used. */
+/** The page a hook sees (loadHooks ran first), with `$` parsed only when it is used. */
 export function hookPage(fields: Omit<HookPage, '$'>): HookPage {
   let doc: CheerioAPI | undefined;
   return {
     ...fields,
     get $(): CheerioAPI {
-      doc ??= load(fields.html, { xml: { xmlMode: false, decodeEntities: true } });
+      doc ??= cheerioLoad!(fields.html, { xml: { xmlMode: false, decodeEntities: true } });
       return doc;
     },
   };

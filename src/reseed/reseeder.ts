@@ -7,7 +7,9 @@ import { asLinksRecord } from '../store/records.js';
 import { hostDirOfNormalized, isSafeHostDir } from '../url/host-dir.js';
 import { isKey } from '../url/key.js';
 import { KeySet } from '../url/key-set.js';
+import { LinkMemo } from '../url/link-memo.js';
 import { mapLimit } from '../util/map-limit.js';
+import { RecordReadPool, type BatchResult } from './record-read-pool.js';
 
 /** What the reseeder hands links to. */
 export interface ReseedSink {
@@ -46,6 +48,10 @@ interface DirState {
 
 /** Records read in parallel (each is a round trip on NFS or sshfs). */
 const READ_PARALLELISM = 32;
+/** Records of one scan read on the main thread before the rest go to worker threads. */
+const POOL_AFTER = 512;
+/** Records of one directory in one batch for a worker. */
+const BATCH = 32;
 /** Directory stats in parallel. */
 const STAT_PARALLELISM = 32;
 /** A directory mtime at least this much older than the mount's clock cannot hide a new entry. */
@@ -134,6 +140,8 @@ export class Reseeder {
     }
 
     const incomplete = new Set<string>();
+    // Each distinct URL is offered once per scan (at its lowest depth), not once per mention.
+    const memo = new LinkMemo();
     // Reads in flight are counted, not kept: a million records must not mean a million promises.
     let inFlight = 0;
     let failure: { error: unknown } | undefined;
@@ -145,25 +153,28 @@ export class Reseeder {
     // held in memory, and reads start while the listing goes on.
     const patterns = toList.map((d) => `${fg.escapePath(d.hostDir)}/*.json`);
     const stream = fg.stream(patterns, { cwd: this.#layout.dir('links'), onlyFiles: true, dot: false, unique: false });
-    for await (const entry of stream as AsyncIterable<string>) {
-      if (failure !== undefined) break;
-      const slash = entry.indexOf('/');
-      const hostDir = entry.slice(0, slash);
-      const key = entry.slice(slash + 1, -5);
-      if (!isKey(key)) continue;
-      const dir = this.#dir(hostDir);
-      if (!full && dir.read.has(key)) continue;
-      await below(READ_PARALLELISM);
+    // A big scan (the first one of a node, or after gaining hosts) reads its records in
+    // worker threads, with synchronous reads (record-read-pool.ts); a small one stays here.
+    let pool: RecordReadPool | undefined;
+    let batch: { hostDir: string; dir: DirState; keys: string[] } | undefined;
+    let scanned = 0;
+    const flush = async (): Promise<void> => {
+      if (batch === undefined) return;
+      const b = batch;
+      batch = undefined;
+      pool ??= new RecordReadPool();
+      const p = pool;
+      while (!p.hasRoom(b.hostDir)) {
+        if (failure !== undefined) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
       inFlight++;
-      this.#readRecord(hostDir, key, sink, stats)
+      p.read(b.hostDir, `${this.#layout.dir('links')}/${b.hostDir}`, b.keys)
         .then(
-          (complete) => {
-            if (complete) dir.read.add(key);
-            else incomplete.add(hostDir);
-          },
+          (r) => this.#takeBatch(b, r, sink, stats, memo, incomplete, (error) => (failure ??= { error })),
           (error: unknown) => {
             failure ??= { error };
-            incomplete.add(hostDir);
+            incomplete.add(b.hostDir);
           },
         )
         .finally(() => {
@@ -171,6 +182,45 @@ export class Reseeder {
           wake?.();
           wake = undefined;
         });
+    };
+    try {
+      for await (const entry of stream as AsyncIterable<string>) {
+        if (failure !== undefined) break;
+        const slash = entry.indexOf('/');
+        const hostDir = entry.slice(0, slash);
+        const key = entry.slice(slash + 1, -5);
+        if (!isKey(key)) continue;
+        const dir = this.#dir(hostDir);
+        if (!full && dir.read.has(key)) continue;
+        if (++scanned > POOL_AFTER) {
+          if (batch !== undefined && (batch.hostDir !== hostDir || batch.keys.length >= BATCH)) await flush();
+          batch ??= { hostDir, dir, keys: [] };
+          batch.keys.push(key);
+          continue;
+        }
+        await below(READ_PARALLELISM);
+        inFlight++;
+        this.#readRecord(hostDir, key, sink, stats, memo)
+          .then(
+            (complete) => {
+              if (complete) dir.read.add(key);
+              else incomplete.add(hostDir);
+            },
+            (error: unknown) => {
+              failure ??= { error };
+              incomplete.add(hostDir);
+            },
+          )
+          .finally(() => {
+            inFlight--;
+            wake?.();
+            wake = undefined;
+          });
+      }
+      if (failure === undefined) await flush();
+      await below(1);
+    } finally {
+      await pool?.close();
     }
     await below(1);
     if (failure !== undefined) throw failure.error;
@@ -184,7 +234,7 @@ export class Reseeder {
   }
 
   /** Offers the links of one record; false when some did not fit in the frontier. */
-  async #readRecord(hostDir: string, key: string, sink: ReseedSink, stats: ReseedStats): Promise<boolean> {
+  async #readRecord(hostDir: string, key: string, sink: ReseedSink, stats: ReseedStats, memo: LinkMemo): Promise<boolean> {
     let record;
     try {
       record = await readJsonValidated(this.#layout.links(hostDir, key), asLinksRecord);
@@ -195,17 +245,46 @@ export class Reseeder {
       throw err;
     }
     stats.recordsRead++;
+    return this.#offerLinks(record.links, record.depth + 1, sink, stats, memo);
+  }
+
+  /** Offers the links of one record; false when some did not fit in the frontier. */
+  #offerLinks(links: readonly unknown[], depth: number, sink: ReseedSink, stats: ReseedStats, memo: LinkMemo): boolean {
     let complete = true;
-    const depth = record.depth + 1;
-    for (const link of record.links) {
+    for (const link of links) {
       if (typeof link !== 'string') continue;
       const target = hostDirOfNormalized(link);
-      if (target === undefined || !sink.wantsHost(target)) continue;
+      if (target === undefined || !sink.wantsHost(target) || !memo.first(link, depth)) continue;
       const r = sink.offer(link, target, depth);
       if (r === 'queued') stats.queued++;
       else if (r === 'full') complete = false;
     }
     return complete;
+  }
+
+  /** Takes what a worker read of a batch of records, as #readRecord does for one. */
+  #takeBatch(
+    b: { hostDir: string; dir: DirState; keys: readonly string[] },
+    r: BatchResult,
+    sink: ReseedSink,
+    stats: ReseedStats,
+    memo: LinkMemo,
+    incomplete: Set<string>,
+    fail: (error: unknown) => void,
+  ): void {
+    r.results.forEach((res, i) => {
+      const key = b.keys[i]!;
+      if (res.outcome === 'skip') {
+        b.dir.read.add(key);
+      } else if (res.outcome === 'error') {
+        fail(Object.assign(new Error(res.message), res.code === undefined ? {} : { code: res.code }));
+        incomplete.add(b.hostDir);
+      } else {
+        stats.recordsRead++;
+        if (this.#offerLinks(res.links, res.depth, sink, stats, memo)) b.dir.read.add(key);
+        else incomplete.add(b.hostDir);
+      }
+    });
   }
 
   /** Reads seed files not taken yet; each widens the scope at once. */

@@ -1,3 +1,4 @@
+import { fastResolve, type FastBase, type UrlParts } from './fast-resolve.js';
 import { hostDirOfNormalized } from './host-dir.js';
 
 /**
@@ -64,13 +65,28 @@ export function normalizeUrl(
     return { ok: false, reason: 'invalid' };
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, reason: 'scheme' };
-  if (u.hostname === '') return { ok: false, reason: 'invalid' };
+  return normalizeParts(u, options);
+}
 
+/**
+ * Normalizes a link found on a page: the fast path of src/url/fast-resolve.ts for the common
+ * spellings, `normalizeUrl` (WHATWG) for the rest. Gives exactly what
+ * `normalizeUrl(href, baseUrl, options)` gives (test/url/fast-resolve.test.ts).
+ */
+export function normalizeLink(href: string, baseUrl: URL, fastBase: FastBase | undefined, options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS): NormalizeResult {
+  const parts = fastResolve(href, fastBase);
+  return parts === undefined ? normalizeUrl(href, baseUrl, options) : normalizeParts(parts, options);
+}
+
+/** The rest of normalization, on an http(s) URL taken apart (by WHATWG or the fast path). */
+function normalizeParts(u: UrlParts, options: NormalizeOptions): NormalizeResult {
+  const { hostname, port } = u;
+  if (hostname === '') return { ok: false, reason: 'invalid' };
   const path = stripPathParams(u.pathname, options.sessionParams);
   const query = stripQueryParams(u.search, options.sessionParams);
   // `example.com.` (fully qualified) is the same server as `example.com`.
-  const host = u.hostname.endsWith('.') && u.hostname.length > 1 ? `${u.hostname.slice(0, -1)}${u.port ? `:${u.port}` : ''}` : u.host;
-  const url = `${u.protocol}//${host}${path}${query}`;
+  const name = hostname.endsWith('.') && hostname.length > 1 ? hostname.slice(0, -1) : hostname;
+  const url = `${u.protocol}//${name}${port === '' ? '' : `:${port}`}${path}${query}`;
   if (url.length > options.maxUrlLength) return { ok: false, reason: 'too-long' };
   const hostDir = hostDirOfNormalized(url);
   if (hostDir === undefined) return { ok: false, reason: 'unsafe-host' };

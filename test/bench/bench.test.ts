@@ -5,7 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { DISALLOWED_PREFIXES, generatePage, pagePath, relativeHref, type SiteShape } from '../../bench/pages.js';
+import {
+  BENCH_MAX_BYTES,
+  DISALLOWED_PREFIXES,
+  PAGE_SHAPES,
+  generatePage,
+  pagePath,
+  pageShapeOf,
+  relativeHref,
+  type PageShape,
+  type SiteShape,
+} from '../../bench/pages.js';
 import type { ScenarioResult } from '../../bench/report.js';
 
 const RUN = fileURLToPath(new URL('../../bench/run.js', import.meta.url));
@@ -35,8 +45,9 @@ describe('bench site pages', () => {
     assert.equal(relativeHref('/', '/'), './');
   });
 
-  test('every link resolves to a page of the site, a disallowed path, an external host, or is not http', () => {
-    const s = shape(3, 60);
+  for (const pages of ['standard', 'mixed'] as const) {
+  test(`every link resolves to a page of the site, a disallowed path, an external host, or is not http (${pages})`, () => {
+    const s = { ...shape(3, 60), pages };
     const origins = new Map(s.hosts.map((h) => [h.origin, h.index]));
     const paths = new Set(Array.from({ length: 60 }, (_, i) => pagePath(i)));
     const kinds = { page: 0, disallowed: 0, external: 0, other: 0, fragment: 0 };
@@ -61,6 +72,7 @@ describe('bench site pages', () => {
     }
     for (const [k, n] of Object.entries(kinds)) assert.ok(n > 0, `no ${k} links`);
   });
+  }
 
   test('every page is reachable from its host home page; pages are about 30 KB with about 40 links', () => {
     const pages = 300;
@@ -87,11 +99,59 @@ describe('bench site pages', () => {
   });
 });
 
+describe('bench site page shapes', () => {
+  test('each shape has its size and link count; a mixed site holds them all; every page stays reachable', () => {
+    const pages = 200;
+    const expect: Record<PageShape, { kb: [number, number]; links: [number, number] }> = {
+      standard: { kb: [25, 40], links: [35, 45] },
+      small: { kb: [4, 8], links: [10, 20] },
+      'many-links': { kb: [40, 60], links: [280, 300] },
+      scripts: { kb: [120, 160], links: [35, 45] },
+      large: { kb: [120, 160], links: [60, 90] },
+      'near-max': { kb: [145, 175], links: [35, 45] },
+    };
+    for (const kind of PAGE_SHAPES) {
+      const s = { ...shape(2, pages), pages: kind };
+      let bytes = 0;
+      let anchors = 0;
+      for (let i = 1; i < 41; i++) {
+        const p = generatePage(s, 0, i);
+        bytes += p.body.length;
+        anchors += p.anchors;
+      }
+      const kb = bytes / 40 / 1024;
+      assert.ok(kb >= expect[kind].kb[0] && kb <= expect[kind].kb[1], `${kind}: ${kb} KiB a page`);
+      assert.ok(anchors / 40 >= expect[kind].links[0] && anchors / 40 <= expect[kind].links[1], `${kind}: ${anchors / 40} links a page`);
+    }
+    const mixed = { ...shape(2, pages), pages: 'mixed' as const };
+    assert.deepEqual(new Set(Array.from({ length: pages }, (_, i) => pageShapeOf(mixed, i))), new Set(PAGE_SHAPES));
+    const seen = new Set([0]);
+    const queue = [0];
+    while (queue.length > 0) {
+      for (const t of generatePage(mixed, 1, queue.shift()!).sameHost) {
+        if (!seen.has(t)) {
+          seen.add(t);
+          queue.push(t);
+        }
+      }
+    }
+    assert.equal(seen.size, pages);
+  });
+
+  test('near-max pages have every link before BENCH_MAX_BYTES', () => {
+    const s = { ...shape(2, 100), pages: 'near-max' as const };
+    for (let i = 1; i < 20; i++) {
+      const body = generatePage(s, 0, i).body;
+      assert.ok(body.lastIndexOf('<a ') < BENCH_MAX_BYTES - 1024, `page ${i}`);
+    }
+  });
+});
+
 describe('npm run bench, smoke test on a tiny site', () => {
   test('produces a well-formed results table', { timeout: 60_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mountcrawl-bench-test-'));
     try {
-      const args = [RUN, '--hosts', '2', '--pages', '10', '--scenarios', '0', '--only', 'baseline,mountcrawl,wget'];
+      const args = [RUN, '--hosts', '2', '--pages', '10', '--scenarios', '0', '--only', 'baseline,mountcrawl,wget', '--processes', '2'];
       args.push('--results', dir, '--work', dir, '--no-install', '--timeout', '50');
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';

@@ -137,6 +137,33 @@ describe('extractLinks: character references and encodings', () => {
     assert.deepEqual(links('<a href="/q?x=1&copy=2">x</a>'), ['http://example.com/q?x=1&copy=2']);
   });
 
+  test('entities are decoded in the href only, after the tokenizer found where it ends', () => {
+    // An encoded quote does not end the value; an encoded # starts the fragment (dropped).
+    assert.deepEqual(links('<a href="/a&quot;b">x</a><a href="/c&#35;d">y</a><a href=\'/e&apos;f\'>z</a>'), [
+      'http://example.com/a%22b',
+      'http://example.com/c',
+      "http://example.com/e'f",
+    ]);
+    // Entities in text are not tags; an unknown or unterminated reference stays as it is.
+    assert.deepEqual(links('&lt;a href="/no"&gt; <a href="/x?a=&unknown;&amp">x</a> &amp <a href="/y&#">y</a>'), [
+      'http://example.com/x?a=&unknown;&',
+      'http://example.com/y&',
+    ]);
+  });
+
+  test('entities in <base href>, and next to non-ASCII bytes of a legacy encoding', () => {
+    assert.deepEqual(links('<base href="/b&#47;c/"><a href="x">x</a>'), ['http://example.com/b/c/x']);
+    const body = Buffer.concat([latin1('<meta charset=Shift_JIS><a href="/'), SJIS_NIHON, latin1('&amp;'), SJIS_NIHON, latin1('&#x41;">')]);
+    assert.deepEqual(extract(body, 'text/html').links, ['http://example.com/%E6%97%A5%E6%9C%AC&%E6%97%A5%E6%9C%ACA']);
+  });
+
+  test('entities inside scripts, styles, comments and titles never make links', () => {
+    const html =
+      '<title>&lt;a href="/t"&gt;</title><script>var s = "&lt;a href=\'/s\'&gt;<a href=/s2>";</script>' +
+      '<style>a[href="&amp;"]{}</style><!-- <a href="/c&amp;"> --><a href="/ok&amp;1">ok</a>';
+    assert.deepEqual(links(html), ['http://example.com/ok&1']);
+  });
+
   test('Shift_JIS page declared only by <meta charset>: hrefs come out as UTF-8 escapes', () => {
     const body = Buffer.concat([latin1('<meta charset=Shift_JIS><a href="/'), SJIS_NIHON, latin1('.html?q='), SJIS_NIHON, latin1('">')]);
     const r = extract(body, 'text/html');

@@ -373,3 +373,40 @@ describe('Reseeder: seeds', () => {
     },
   );
 });
+
+describe('Reseeder: a big scan read by worker threads', () => {
+  test('every link offered at its lowest depth, records taken once, a bad record skipped, full links offered again', async () => {
+    const layout = await freshLayout();
+    const hosts = ['a.example', 'b.example', 'c.example'];
+    const expected = new Map<string, number>(); // url -> lowest depth offered
+    for (const h of hosts) {
+      for (let j = 0; j < 300; j++) {
+        const depth = j % 5;
+        const links = [`http://${h}/p${(j * 7) % 50}`, `http://${h}/p${(j * 3) % 50}`, `http://other.example/q${j % 20}`, `http://unwanted.example/u${j}`];
+        await writeLinks(layout, `http://${h}/page-${j}`, depth, links);
+        for (const l of links.slice(0, 3)) expected.set(l, Math.min(expected.get(l) ?? 99, depth + 1));
+      }
+    }
+    // A file that is not a record: skipped, as on the main thread.
+    await writeFile(join(layout.hostDir('links', 'b.example'), `${'e'.repeat(56)}.json`), '{"v": 1, "url": ');
+    await settle(layout, ...hosts);
+    const { reseeder } = reseederFor(layout);
+    const sink = new Sink(new Set([...hosts, 'other.example']));
+    sink.full.add('http://a.example/p0');
+    const stats = await reseeder.reseed(sink, false);
+    const lowest = new Map<string, number>();
+    for (const o of sink.take()) {
+      const [url, at] = o.split(' @') as [string, string];
+      lowest.set(url, Math.min(lowest.get(url) ?? 99, Number(at)));
+    }
+    assert.deepEqual([...lowest].sort(), [...expected].sort());
+    assert.equal(stats.recordsRead, 900);
+    assert.equal(stats.queued, expected.size - 1);
+    // The records whose link did not fit are read again next time, and only those.
+    sink.full.clear();
+    const again = await reseeder.reseed(sink, false);
+    assert.ok(again.recordsRead > 0 && again.recordsRead < 300, `${again.recordsRead} records read again`);
+    assert.deepEqual(sink.take().filter((o) => o.startsWith('http://a.example/p0 ')).length > 0, true);
+    assert.equal(again.queued, 1);
+  });
+});
