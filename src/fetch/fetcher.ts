@@ -48,6 +48,13 @@ export interface FetchOptions {
   readonly anyType?: boolean;
   /** Cap for this request instead of maxBytes. */
   readonly maxBytes?: number;
+  /** Request headers (lowercase names) that replace the defaults of the same name: the fetch middleware's. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The headers every request starts with (the fetch middleware's first step shows them to hooks). */
+export function defaultRequestHeaders(userAgent: string): Record<string, string> {
+  return { 'user-agent': userAgent, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5', 'accept-encoding': 'gzip, deflate, br' };
 }
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
@@ -104,13 +111,10 @@ export class Fetcher {
     signal?.addEventListener('abort', onOuterAbort, { once: true });
     if (signal?.aborted) deadline.abort();
     try {
-      const headers: Record<string, string> = {
-        'user-agent': this.#options.userAgent,
-        accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
-        'accept-encoding': 'gzip, deflate, br',
-      };
+      const headers = defaultRequestHeaders(this.#options.userAgent);
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
+      if (options.headers !== undefined) Object.assign(headers, options.headers);
       const res = await request(url, {
         method: 'GET',
         headers,

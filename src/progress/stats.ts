@@ -44,6 +44,8 @@ export class CrawlStats {
   };
   /** Times the user's --hook threw. */
   hookErrors = 0;
+  /** Times a --hook call did not answer within --hook-timeout. */
+  hookTimeouts = 0;
   round = 0;
   queued = 0;
   inFlight = 0;

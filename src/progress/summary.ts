@@ -25,6 +25,7 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     pagesPerSecond: seconds > 0 ? Math.round((stats.pages / seconds) * 10) / 10 : 0,
     rounds: stats.round,
     ...(stats.hookErrors > 0 ? { hookErrors: stats.hookErrors } : {}),
+    ...(stats.hookTimeouts > 0 ? { hookTimeouts: stats.hookTimeouts } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
     finalErrors: Object.fromEntries([...stats.finalErrors].sort((a, b) => b[1] - a[1])),
     cut,
@@ -42,6 +43,8 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
   lines.push(errs.length === 0 ? 'errors: none' : `errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const cut = Object.entries(s.cut as Record<string, number>);
   if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  if (stats.hookErrors > 0) lines.push(`--hook threw ${stats.hookErrors} times (the pages were stored as found)`);
+  if (stats.hookErrors > 0 || stats.hookTimeouts > 0) {
+    lines.push(`--hook threw ${stats.hookErrors} times, timed out ${stats.hookTimeouts} times (each fell back as docs/hooks.md says; no page lost)`);
+  }
   return lines.join('\n');
 }

@@ -21,7 +21,7 @@ export interface ReseedSink {
    * A candidate URL. `queued`: now in the frontier; `known`: done, queued or filtered, nothing
    * more to do; `full`: the frontier is full, so the record must be read again next time.
    */
-  offer(url: string, hostDir: string, depth: number): OfferResult;
+  offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
 }
 
 export type OfferResult = 'queued' | 'known' | 'full';
@@ -105,7 +105,8 @@ export class Reseeder {
     const wanted = [...new Set([...linkHosts, ...errHosts])].filter((h) => sink.wantsHost(h));
     await sink.prepareHosts(wanted);
     for (const seed of seeds) {
-      const r = sink.wantsHost(seed.hostDir) ? sink.offer(seed.url, seed.hostDir, 0) : 'known';
+      const offered = sink.wantsHost(seed.hostDir) ? sink.offer(seed.url, seed.hostDir, 0) : 'known';
+      const r = typeof offered === 'string' ? offered : await offered;
       if (r === 'queued') stats.queued++;
       if (r !== 'full') this.#seedsRead.add(seed.name);
     }
@@ -197,7 +198,8 @@ export class Reseeder {
       if (typeof link !== 'string') continue;
       const target = hostDirOfNormalized(link);
       if (target === undefined || !sink.wantsHost(target)) continue;
-      const r = sink.offer(link, target, depth);
+      const offered = sink.offer(link, target, depth);
+      const r = typeof offered === 'string' ? offered : await offered;
       if (r === 'queued') stats.queued++;
       else if (r === 'full') complete = false;
     }

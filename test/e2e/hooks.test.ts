@@ -56,7 +56,7 @@ describe('--hook: a user module around the crawl', { timeout: 60_000 }, () => {
     await writeFile(join(tmp.path, 'empty.mjs'), 'export const x = 1;\n');
     const r = await runCli(['crawl', site.url(0, '/'), '--data', join(tmp.path, 'd2'), '--hook', join(tmp.path, 'empty.mjs'), ...FAST]);
     assert.equal(r.code, 2);
-    assert.match(r.stderr.trim(), /^mountcrawl: BAD_OPTION: --hook .*exports neither filter nor onPage$/);
+    assert.match(r.stderr.trim(), /^mountcrawl: BAD_OPTION: --hook .*exports none of filter, beforeFetch, afterFetch, onPage, priority$/);
   });
 });
 
