@@ -49,7 +49,7 @@ describe('--hook: a user module around the crawl', { timeout: 60_000 }, () => {
 
     const two = await readJson<LinksRecord>(data, filesOf(site.url(0, pagePath(2))).links);
     assert.equal(two.data, undefined, 'the page whose hook threw is stored as found');
-    assert.match(r.stderr, /--hook onPage threw: hook bug on purpose/);
+    assert.match(r.stderr, /--hook onPage \(.*hook\.mjs\) threw: hook bug on purpose/);
   });
 
   test('a hook file that cannot be used is one clear line', async () => {
