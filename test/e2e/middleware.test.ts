@@ -72,7 +72,7 @@ describe('--hook middleware (docs/hooks.md, docs/examples/)', { timeout: 120_000
     const data = join(tmp.path, 'before');
     // A second module sees what the built-in steps and the first module did.
     const second = join(tmp.path, 'second.mjs');
-    await writeFile(second, "export function beforeFetch(r) { r.headers['x-seen'] = `${r.headers['x-crawl-token']}|${r.headers['user-agent']}`; }\n");
+    await writeFile(second, "export function beforeFetch(r) { r.headers['x-seen'] = r.headers['x-crawl-token'] + '|' + r.headers['user-agent']; }\n");
     const r = await runCli(['crawl', site.url(0, '/'), '--data', data, '--hook', example('before-fetch.mjs'), '--hook', second, ...FAST]);
     assert.equal(r.code, 0, r.stderr);
     const a = received.get('/a.html')!;
