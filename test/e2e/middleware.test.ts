@@ -60,6 +60,11 @@ describe('--hook middleware (docs/hooks.md, docs/examples/)', { timeout: 120_000
         '/': recorded(['/throws.html', '/hangs.html', '/after-hangs.html', '/page-hangs.html']),
         '/*': recorded(),
       },
+      {
+        '/': recorded(['/p/1.html', '/p/2.html', '/important/1.html']),
+        '/p/*': recorded(),
+        '/important/*': recorded(),
+      },
     ]);
     tmp = await tempDir();
   });
@@ -125,6 +130,17 @@ describe('--hook middleware (docs/hooks.md, docs/examples/)', { timeout: 120_000
     assert.deepEqual(order.slice(0, 3), ['/', '/important/1.html', '/important/2.html'], order.join(' '));
     assert.deepEqual(order.slice(3, 6), ['/p/1.html', '/p/2.html', '/p/3.html'], 'then breadth first, in the order found');
     assert.equal(order[6], '/p/deep.html');
+  });
+
+  test('priority survives a restart: computed again when the reseed offers the links found on disk', async () => {
+    const data = join(tmp.path, 'priority-reseed');
+    const first = await runCli(['crawl', site.url(4, '/'), '--data', data, '--max-pages', '1', ...FAST]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(site.count(site.url(4, '/p/1.html')), 0, 'the first run stopped after the home page');
+    order.length = 0;
+    const r = await runCli(['crawl', '--data', data, '--hook', example('priority.mjs'), '--per-host', '1', ...FAST]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(order, ['/important/1.html', '/p/1.html', '/p/2.html']);
   });
 
   test('a hook that throws or hangs loses no page: fallbacks, counted in the summary', async () => {
