@@ -55,7 +55,8 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--max-retry-delay <seconds>', 'longest wait between attempts', String(d.retryMaxMs / 1000))
     .option('--user-agent <string>', 'User-Agent header (also matched against robots.txt)', d.userAgent)
     .option('--node-id <id>', 'this node\'s id (default: host name and pid)')
-    .option('--hook <file>', 'an ES module exporting filter(url) and/or onPage(page) (docs/hooks.md)')
+    .option('--hook <file>', 'an ES module of middleware: filter, beforeFetch, afterFetch, onPage, priority (repeatable, run in order; docs/hooks.md)', collect)
+    .option('--hook-timeout <seconds>', 'longest wait for one --hook call before its fallback', String(d.hookTimeoutMs / 1000))
     .option('--session-params <names>', 'comma-separated parameters stripped from URLs (\'\' for none)', DEFAULT_SESSION_PARAMS.join(','))
     .option('--max-url-length <n>', 'longer URLs are dropped', String(DEFAULT_MAX_URL_LENGTH))
     .option('--frontier-cap <n>', 'URLs held in memory; more wait on disk', String(d.frontierCap))
@@ -136,6 +137,7 @@ export function buildCrawlConfig(
     retryBaseMs: parseSeconds('--retry-delay', str('retryDelay'), true),
     retryMaxMs: parseSeconds('--max-retry-delay', str('maxRetryDelay'), true),
     userAgent: str('userAgent'),
+    hookTimeoutMs: parseSeconds('--hook-timeout', str('hookTimeout')),
     nodeId: typeof o.nodeId === 'string' ? parseNodeId('--node-id', o.nodeId) : defaultNodeId(hostname(), process.pid),
     progress: o.progress !== false,
     json: o.json === true,

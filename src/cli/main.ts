@@ -37,11 +37,11 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli', warn);
     const processes = parseProcesses(String(opts.processes));
     if (processes > 1) {
-      if (typeof opts.hook === 'string') await loadHooks(opts.hook); // checked once here; each node loads it
+      await loadHooks(hookFiles(opts)); // checked once here; each node loads them
       result.code = await runSupervisor(config, processes, argv.slice(2));
       return;
     }
-    const userHooks = typeof opts.hook === 'string' ? await loadHooks(opts.hook) : undefined;
+    const userHooks = await loadHooks(hookFiles(opts));
     // Under --processes N the supervisor says N: this node starts with N - 1 siblings.
     const siblings = Number(process.env[SUPERVISED_ENV]);
     const supervised = Number.isInteger(siblings) && siblings >= 1 && typeof process.send === 'function';
@@ -167,4 +167,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (process.env.MOUNTCRAWL_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     return ExitCode.INTERNAL;
   }
+}
+
+/** The --hook files, in the order given. */
+function hookFiles(opts: CrawlOptionValues): string[] {
+  return Array.isArray(opts.hook) ? (opts.hook as string[]) : [];
 }

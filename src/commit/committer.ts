@@ -12,7 +12,8 @@ import { buildErrsRecord, buildLinksRecord } from './build-records.js';
 import type { Commit, PageOutcome } from '../crawl/fetch-page.js';
 import type { Admission } from '../frontier/admission/admission.js';
 import type { Frontier } from '../frontier/frontier.js';
-import { hookFailed, hookPage, type Hooks } from '../hooks/hooks.js';
+import { callHook, type HookCallEnv } from '../hooks/hook-call.js';
+import { hookPage, type Hooks } from '../hooks/hooks.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Reseeder } from '../reseed/reseeder.js';
 
@@ -30,7 +31,9 @@ export interface CommitterDeps {
   readonly frontier: Frontier;
   readonly admission: Admission;
   readonly normalize: NormalizeOptions;
-  readonly hooks: Hooks | undefined;
+  /** The --hook modules (their onPage, in order). */
+  readonly hooks: Hooks;
+  readonly hookEnv: HookCallEnv;
   /** Where links of other nodes' hosts go (docs/protocol.md, "Hand-offs"); none: their owners read the record. */
   readonly handoffs?: { found(url: string, hostDir: string, depth: number): void } | undefined;
   /** Called after every page stored (the mount works). */
@@ -65,7 +68,7 @@ export class Committer {
 
   async #page(host: HostState, found: PageCommit): Promise<void> {
     const { stats, store, admission } = this.#d;
-    const c = found.body !== null && this.#d.hooks?.onPage !== undefined ? await this.#onPage(found, found.body) : found;
+    const c = found.body !== null ? await this.#onPage(found, found.body) : found;
     const key = c.target.key;
     const htmlPath = c.body === null ? null : this.#d.layout.relativeHtml(host.dir, key);
     const filePath = c.file === undefined ? undefined : this.#d.layout.relativeFile(host.dir, key, c.file.ext);
@@ -93,7 +96,8 @@ export class Committer {
         this.#d.handoffs?.found(link, hostDir, c.target.depth + 1);
         continue;
       }
-      if (admission.offer(link, hostDir, c.target.depth + 1) === 'full') complete = false;
+      const r = admission.offerRanked(link, hostDir, c.target.depth + 1);
+      if ((typeof r === 'string' ? r : await r) === 'full') complete = false;
     }
     if (complete) this.#d.reseeder.markRead(host.dir, key);
   }
@@ -114,42 +118,55 @@ export class Committer {
       host.markDone(target.key);
     } else {
       host.failed(target.key, record);
-      this.#d.frontier.addRetry(host, { url: target.url, key: target.key, depth: target.depth }, clock.monotonic() + retryIn!);
+      const { url, key, depth, priority } = target;
+      this.#d.frontier.addRetry(host, { url, key, depth, ...(priority === undefined ? {} : { priority }) }, clock.monotonic() + retryIn!);
     }
   }
 
-  /** Lets a user's onPage change the links of a page and add data; a throwing hook changes nothing. */
-  async #onPage(c: PageCommit, body: Buffer): Promise<PageCommit> {
-    try {
-      const result = await this.#d.hooks!.onPage!(
-        hookPage({
-          url: c.target.url,
-          status: c.response.status,
-          contentType: c.response.contentType,
-          depth: c.target.depth,
-          html: decodeBytes(body, c.charset ?? 'UTF-8'),
-          links: c.links,
-        }),
-      );
-      if (result === undefined || result === null) return c;
-      let links = c.links;
-      if (Array.isArray(result.links)) {
-        const seen = new Set<string>();
-        const kept: string[] = [];
-        for (const raw of result.links) {
-          const r = typeof raw === 'string' ? normalizeUrl(raw, c.target.url, this.#d.normalize) : undefined;
-          if (r?.ok && !seen.has(r.url)) {
-            seen.add(r.url);
-            kept.push(r.url);
-          }
-        }
-        links = kept;
-      }
-      const data = result.data === undefined ? {} : { data: JSON.parse(JSON.stringify(result.data)) as unknown };
-      return { ...c, links, ...data };
-    } catch (err) {
-      hookFailed(this.#d, 'onPage', err);
-      return c;
+  /**
+   * Lets each --hook onPage in turn change the links of a page and add data; one that throws
+   * or times out changes nothing (the page goes on as the modules before it left it).
+   */
+  async #onPage(found: PageCommit, body: Buffer): Promise<PageCommit> {
+    let c = found;
+    let html: string | undefined;
+    for (const m of this.#d.hooks) {
+      if (m.onPage === undefined) continue;
+      html ??= decodeBytes(body, c.charset ?? 'UTF-8');
+      const page = hookPage({
+        url: c.target.url,
+        status: c.response.status,
+        contentType: c.response.contentType,
+        depth: c.target.depth,
+        html,
+        links: c.links,
+        ...(c.data === undefined ? {} : { data: c.data }),
+      });
+      const r = await callHook(this.#d.hookEnv, `onPage (${m.file})`, async () => {
+        const result = await m.onPage!(page);
+        // What the page keeps is settled here, so that a result JSON cannot hold counts as the hook's failure.
+        return result === undefined || result === null ? c : this.#applied(c, result);
+      });
+      if (r.ok) c = r.value;
     }
+    return c;
+  }
+
+  #applied(c: PageCommit, result: { readonly links?: readonly string[]; readonly data?: unknown }): PageCommit {
+    let links = c.links;
+    if (Array.isArray(result.links)) {
+      const seen = new Set<string>();
+      const kept: string[] = [];
+      for (const raw of result.links) {
+        const r = typeof raw === 'string' ? normalizeUrl(raw, c.target.url, this.#d.normalize) : undefined;
+        if (r?.ok && !seen.has(r.url)) {
+          seen.add(r.url);
+          kept.push(r.url);
+        }
+      }
+      links = kept;
+    }
+    const data = result.data === undefined ? {} : { data: JSON.parse(JSON.stringify(result.data)) as unknown };
+    return { ...c, links, ...data };
   }
 }

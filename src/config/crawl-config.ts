@@ -38,6 +38,8 @@ export interface CrawlConfig {
   /** Most decoded bytes kept of one body; the rest is cut off. */
   readonly maxBytes: number;
   readonly userAgent: string;
+  /** Longest wait for one --hook call (docs/hooks.md), milliseconds. */
+  readonly hookTimeoutMs: number;
   readonly nodeId: string;
   /** Progress display (a bar on a terminal, lines otherwise). */
   readonly progress: boolean;
@@ -125,6 +127,7 @@ export const DEFAULTS = Object.freeze({
   connectTimeoutMs: 10_000,
   maxBytes: 10 * 1024 * 1024,
   userAgent: 'mountcrawl/0.1 (+https://www.npmjs.com/package/mountcrawl)',
+  hookTimeoutMs: 10_000,
   frontierCap: 1_000_000,
   maxRedirects: 10,
   maxAttempts: 3,

@@ -325,7 +325,7 @@ export class CrawlNode {
         this.#scope.addSeed(r.hostDir);
         return { url: r.url, hostDir: r.hostDir };
       },
-      offer: (url, hostDir, depth) => p.admission.offer(url, hostDir, depth),
+      offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth),
     };
   }
 

@@ -5,12 +5,12 @@ import { mergeDirectives, parseXRobotsTag } from '../extract/meta-robots.js';
 import { looksBinary } from '../extract/sniff-binary.js';
 import { isHtmlType, type FetchedResponse, type Fetcher } from '../fetch/fetcher.js';
 import { extensionOf } from '../fetch/keep-types.js';
-import { parseRetryAfter } from '../fetch/retry-after.js';
 import type { RedirectHop } from '../store/records.js';
 import { urlKey } from '../url/key.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { headerValue } from '../fetch/header-value.js';
-import { isTransientStatus } from '../fetch/classify-error.js';
+import { statusStep } from '../hooks/builtin-steps.js';
+import { MiddlewareChain } from '../hooks/middleware-chain.js';
 
 /** A URL to fetch. */
 export interface Target {
@@ -18,6 +18,8 @@ export interface Target {
   readonly key: string;
   readonly hostDir: string;
   readonly depth: number;
+  /** Its place in the host's queue (a retry keeps it). */
+  readonly priority?: number;
 }
 
 /** What one URL of a fetch chain came to: a page (or redirect) to commit, or a failure. */
@@ -68,16 +70,11 @@ export interface FetchPageContext {
   /** Waits until the host's politeness allows the next hop of a redirect chain. */
   pace(): Promise<void>;
   readonly signal?: AbortSignal;
-}
-
-function httpFailure(res: FetchedResponse, now: number): FetchFailure {
-  const status = res.status;
-  const transient = isTransientStatus(status);
-  const retryAfterMs = parseRetryAfter(headerValue(res.headers, 'retry-after'), now);
-  return new FetchFailure(`HTTP_${status}`, transient ? 'transient' : 'final', `HTTP ${status}`, {
-    status,
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-  });
+  /**
+   * The fetch middleware (src/hooks/middleware-chain.ts): before each request of the chain
+   * and after each response that is not a redirect. Without it: the status decision only.
+   */
+  readonly middleware?: MiddlewareChain;
 }
 
 /**
@@ -118,15 +115,23 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
     return { commits, tooLong, requests, claimed: claimed() };
   };
 
+  const middleware = ctx.middleware ?? new MiddlewareChain([], [statusStep(() => ctx.clock.now())]);
   for (;;) {
     let res: FetchedResponse;
-    if (requests > 0) await ctx.pace();
-    try {
-      requests++;
-      res = await ctx.fetcher.fetch(target.url, { signal: ctx.signal });
-    } catch (err) {
-      const failure = err instanceof FetchFailure ? err : new FetchFailure('FETCH_FAILED', 'transient', String(err));
-      return finish({ type: 'error', target, failure });
+    const request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
+    const before = await middleware.before(request);
+    if (before.kind === 'skip') return finish({ type: 'error', target, failure: before.failure });
+    if (before.kind === 'respond') {
+      res = before.response;
+    } else {
+      if (requests > 0) await ctx.pace();
+      try {
+        requests++;
+        res = await ctx.fetcher.fetch(target.url, { signal: ctx.signal, headers: before.headers });
+      } catch (err) {
+        const failure = err instanceof FetchFailure ? err : new FetchFailure('FETCH_FAILED', 'transient', String(err));
+        return finish({ type: 'error', target, failure });
+      }
     }
     const status = res.status;
     if (status >= 300 && status < 400 && status !== 304) {
@@ -160,10 +165,9 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       target = nextTarget;
       continue;
     }
-    if (status < 200 || status >= 300) {
-      return finish({ type: 'error', target, failure: httpFailure(res, ctx.clock.now()) });
-    }
-    if (res.body === null) {
+    const verdict = await middleware.after(request, res, before.kind === 'respond');
+    if (verdict.failure !== undefined) return finish({ type: 'error', target, failure: verdict.failure });
+    if (res.body === null || status < 200 || status >= 300) {
       return finish({ type: 'page', target, response: res, finalUrl: target.url, redirects: [], body: null, links: [] });
     }
     if (!isHtmlType(res.mediaType)) {

@@ -16,7 +16,10 @@ import { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
 import { NORMALIZATION_VERSION, type NormalizeOptions } from '../url/normalize.js';
 import { Committer } from '../commit/committer.js';
+import { fetchMiddleware } from '../hooks/builtin-steps.js';
+import type { HookCallEnv } from '../hooks/hook-call.js';
 import { hookFailed, type Hooks } from '../hooks/hooks.js';
+import { urlPriority } from '../hooks/url-priority.js';
 import { HostKeeper } from './host-keeper.js';
 import { MountGuard } from './mount-guard.js';
 import { reconcileNormalization } from './normalization.js';
@@ -115,13 +118,19 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     onStoreError: (err) => control.onStoreError(err),
     wake: () => control.wake(),
   });
-  const filter = env.hooks?.filter;
+  const hooks = env.hooks ?? [];
+  const hookEnv: HookCallEnv = { clock, stats, log, timeoutMs: config.hookTimeoutMs };
+  const filters = hooks.filter((m) => m.filter !== undefined);
+  const priority = urlPriority(hooks, hookEnv);
   const admission = new Admission({
     config,
     stats,
     scope: env.scope,
     ownership: env.ownership,
-    ...(filter === undefined ? {} : { filter: (url: string) => filter(url), filterFailed: (err: unknown) => hookFailed({ stats, log }, 'filter', err) }),
+    ...(filters.length === 0
+      ? {}
+      : { filter: (url: string) => filters.every((m) => m.filter!(url)), filterFailed: (err: unknown) => hookFailed({ stats, log }, 'filter', err) }),
+    ...(priority === undefined ? {} : { priority }),
     frontier,
     keeper,
   });
@@ -136,7 +145,8 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     frontier,
     admission,
     normalize,
-    hooks: env.hooks,
+    hooks,
+    hookEnv,
     handoffs,
     onStored: () => guard.stored(),
     warc: env.warc,
@@ -155,6 +165,11 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     frontier,
     abort,
     control,
+    // The fetch middleware: the built-in steps first (docs/hooks.md), then the --hook ones.
+    middleware: fetchMiddleware(config.userAgent, (hostDir, url) => frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true, () => clock.now(), {
+      hooks,
+      env: hookEnv,
+    }),
   });
   return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, handoffs };
 }

@@ -2,7 +2,6 @@ import { setMaxListeners } from 'node:events';
 import type { Ownership } from '../cluster/ownership.js';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import { FetchFailure } from '../errors.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import type { Admission } from '../frontier/admission/admission.js';
 import type { CrawlStats } from '../progress/stats.js';
@@ -13,6 +12,7 @@ import { fetchPage, type PageOutcome, type Target } from './fetch-page.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';
 import type { HostState, QueueItem } from '../frontier/host-state.js';
+import type { MiddlewareChain } from '../hooks/middleware-chain.js';
 
 export interface RequestRunnerDeps {
   readonly config: CrawlConfig;
@@ -29,6 +29,8 @@ export interface RequestRunnerDeps {
   /** Stops requests in flight (after the stop grace period), robots.txt fetches included. */
   readonly abort: AbortController;
   readonly control: RunnerControl;
+  /** The fetch middleware: built-in steps (headers, robots.txt, status) and the --hook ones. */
+  readonly middleware: MiddlewareChain;
 }
 
 /** What the runner asks of the node that runs it. */
@@ -92,16 +94,11 @@ export class RequestRunner {
   /** Starts `item` of `host` now (its politeness slot is taken here). */
   #start(host: HostState, item: QueueItem, now: number): void {
     const target: Target = { ...item, hostDir: host.dir };
-    if (!host.robots!.isAllowed(item.url)) {
-      const failure = new FetchFailure('ROBOTS_DISALLOWED', 'final', 'disallowed by robots.txt');
-      this.#track(this.#commitUnfetched(host, item, { commits: [{ type: 'error', target, failure }], tooLong: 0, requests: 0, claimed: [] }));
-      return;
-    }
     this.#inFlight++;
     this.#fetched++;
     host.countFetch(1);
-    host.politeness.started(now);
-    this.#track(this.#run(host, item, target));
+    const previousStart = host.politeness.started(now);
+    this.#track(this.#run(host, item, target, previousStart));
   }
 
   /** Fetches a host's robots.txt, counted among the requests in flight (--concurrency). */
@@ -136,7 +133,7 @@ export class RequestRunner {
     this.#tasks.add(t);
   }
 
-  async #run(host: HostState, item: QueueItem, target: Target): Promise<void> {
+  async #run(host: HostState, item: QueueItem, target: Target, previousStart: number): Promise<void> {
     const d = this.#d;
     let outcome: PageOutcome | undefined;
     let kind: 'ok' | 'transient' | 'final' = 'ok';
@@ -157,8 +154,16 @@ export class RequestRunner {
         signal: this.#abort.signal,
         claimRedirect: (t) => d.admission.admitRedirect(host, t),
         pace: () => this.#pace(host),
+        middleware: d.middleware,
       });
       d.stats.requests += outcome.requests;
+      if (outcome.requests === 0) {
+        // Nothing was sent (robots.txt or a --hook skipped it, or a hook answered it): it is
+        // not a fetch (--max-pages) and takes no turn in the host's politeness.
+        host.countFetch(-1);
+        this.#fetched--;
+        host.politeness.sentNothing(previousStart);
+      }
       const first = outcome.commits[0]!;
       if (first.type === 'error') kind = first.failure.kind;
       const aborted = first.type === 'error' && first.failure.code === 'ABORTED';
@@ -177,20 +182,6 @@ export class RequestRunner {
     } finally {
       this.#inFlight--;
       d.keeper.requestEnded(host, kind);
-      this.#ended(host);
-    }
-  }
-
-  /** Commits an outcome that needed no request (robots.txt said no). */
-  async #commitUnfetched(host: HostState, item: QueueItem, outcome: PageOutcome): Promise<void> {
-    this.#inFlight++;
-    try {
-      await this.#d.committer.commit(host, outcome);
-    } catch (err) {
-      host.release(item.key);
-      throw err;
-    } finally {
-      this.#inFlight--;
       this.#ended(host);
     }
   }

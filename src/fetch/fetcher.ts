@@ -62,6 +62,13 @@ export interface FetchOptions {
   readonly anyType?: boolean;
   /** Cap for this request instead of maxBytes. */
   readonly maxBytes?: number;
+  /** Request headers (lowercase names) that replace the defaults of the same name: the fetch middleware's. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The headers every request starts with (the fetch middleware's first step shows them to hooks). */
+export function defaultRequestHeaders(userAgent: string): Record<string, string> {
+  return { 'user-agent': userAgent, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5', 'accept-encoding': 'gzip, deflate, br' };
 }
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
@@ -134,18 +141,17 @@ export class Fetcher {
     signal?.addEventListener('abort', onOuterAbort, { once: true });
     if (signal?.aborted) deadline.abort();
     try {
-      const headers: Record<string, string> = {
-        'user-agent': this.#options.userAgent,
-        accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
-        'accept-encoding': 'gzip, deflate, br',
-      };
+      const headers = defaultRequestHeaders(this.#options.userAgent);
+      if (validators?.etag) headers['if-none-match'] = validators.etag;
+      if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
+      if (options.headers !== undefined) Object.assign(headers, options.headers);
+      // --header and --cookie-file come last: the user's command line wins over defaults and
+      // hooks (they are not yet steps of the middleware chain, docs/hooks.md).
       for (const [name, value] of this.#options.headers ?? []) headers[name] = value;
       if (this.#options.cookies !== undefined && this.#options.cookies.length > 0) {
         const cookie = cookieHeader(this.#options.cookies, new URL(url), Math.floor(this.#clock.now() / 1000));
         if (cookie !== undefined) headers.cookie = cookie;
       }
-      if (validators?.etag) headers['if-none-match'] = validators.etag;
-      if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
       const res = await request(url, {
         method: 'GET',
         headers,

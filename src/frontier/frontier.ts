@@ -23,8 +23,8 @@ export interface FrontierDeps {
 export type Next = { readonly kind: 'page'; readonly host: HostState; readonly item: QueueItem } | { readonly kind: 'robots'; readonly host: HostState };
 
 /**
- * The in-memory frontier (docs/architecture.md): per-host FIFO queues (breadth first by
- * depth) held in HostState, a cap on URLs in memory, retries waiting for their time, and
+ * The in-memory frontier (docs/architecture.md): per-host queues held in HostState, ordered
+ * by priority (breadth first by depth unless a --hook priority says otherwise: host-queue.ts), a cap on URLs in memory, retries waiting for their time, and
  * the choice of what starts next: round robin over the hosts that are ready, each host's
  * politeness deciding when it may send again. URLs that do not fit are left on disk.
  * What may enter is decided before, by the admission chain (src/frontier/admission/).

@@ -2,7 +2,7 @@ import type { Timer } from '../config/clock.js';
 import type { RobotsRules } from '../fetch/robots.js';
 import type { ErrsRecord } from '../store/records.js';
 import { KeySet } from '../url/key-set.js';
-import { Ring } from '../util/ring.js';
+import { HostQueue } from './host-queue.js';
 import { Politeness, type PolitenessRules } from './politeness.js';
 
 /** A URL waiting in a host's queue. */
@@ -10,6 +10,8 @@ export interface QueueItem {
   readonly url: string;
   readonly key: string;
   readonly depth: number;
+  /** Its place in the host's queue (docs/hooks.md, `priority`); minus the depth when absent. */
+  readonly priority?: number;
 }
 
 /** A URL that failed transiently and waits for its next attempt. */
@@ -43,7 +45,7 @@ export class HostState {
   /** Keys queued, retrying or in flight: claimed by this node. */
   readonly #claimed = new Set<string>();
   readonly #retries: RetryItem[] = [];
-  readonly #queue = new Ring<QueueItem>();
+  readonly #queue = new HostQueue();
   readonly #shapes = new Map<string, number>();
   /** Errs records that are not final, by key: attempts so far. */
   readonly #errs = new Map<string, ErrsRecord>();
@@ -171,7 +173,7 @@ export class HostState {
 
   /** Removes every queued item and retry, gives their claims back, and returns them. */
   drain(): QueueItem[] {
-    const items = [...this.#queue.drain(), ...this.#retries.splice(0).map(({ url, key, depth }) => ({ url, key, depth }))];
+    const items = [...this.#queue.drain(), ...this.#retries.splice(0).map(({ dueAt: _, ...item }) => item)];
     for (const item of items) this.#claimed.delete(item.key);
     return items;
   }
@@ -197,7 +199,7 @@ export class HostState {
   /** Claims a key that waits until `dueAt` (monotonic) for its next attempt. */
   addRetry(item: QueueItem, dueAt: number): void {
     this.#claimed.add(item.key);
-    this.#retries.push({ url: item.url, key: item.key, depth: item.depth, dueAt });
+    this.#retries.push({ ...item, dueAt });
   }
 
   /** Moves retries whose time has come into the queue; returns how many. */
@@ -207,7 +209,8 @@ export class HostState {
       const r = this.#retries[i]!;
       if (r.dueAt <= now) {
         this.#retries.splice(i, 1);
-        this.#queue.push({ url: r.url, key: r.key, depth: r.depth });
+        const { dueAt: _, ...item } = r;
+        this.#queue.push(item);
         moved++;
       }
     }

@@ -58,9 +58,20 @@ export class Politeness {
     return Math.max(now, this.#lastStart + this.gapMs, this.#pausedUntil);
   }
 
-  started(now: number): void {
+  /** A request takes its slot at `now`; returns the previous start (for `sentNothing`). */
+  started(now: number): number {
+    const previous = this.#lastStart;
     this.#inFlight++;
     this.#lastStart = now;
+    return previous;
+  }
+
+  /**
+   * A request that took its slot sent nothing (robots.txt or a --hook skipped it, or a hook
+   * answered it): the gap counts from the start before it again. Its slot ends with `finished`.
+   */
+  sentNothing(previousStart: number): void {
+    this.#lastStart = previousStart;
   }
 
   /**

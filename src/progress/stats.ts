@@ -54,6 +54,8 @@ export class CrawlStats {
    * hand-offs they read, and the process CPU (microseconds) spent while they ran.
    */
   readonly discovery = { reseeds: 0, recordsRead: 0, handoffsRead: 0, cpuMicros: 0 };
+  /** Times a --hook call did not answer within --hook-timeout. */
+  hookTimeouts = 0;
   round = 0;
   queued = 0;
   inFlight = 0;

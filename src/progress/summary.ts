@@ -28,6 +28,7 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     cpuSeconds: Math.round(((process.cpuUsage().user + process.cpuUsage().system) / 1e6) * 1000) / 1000,
     discovery: { ...stats.discovery, cpuSeconds: Math.round(stats.discovery.cpuMicros / 1000) / 1000 },
     ...(stats.hookErrors > 0 ? { hookErrors: stats.hookErrors } : {}),
+    ...(stats.hookTimeouts > 0 ? { hookTimeouts: stats.hookTimeouts } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
     finalErrors: Object.fromEntries([...stats.finalErrors].sort((a, b) => b[1] - a[1])),
     cut,
@@ -48,6 +49,8 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
   if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const held = heldBackLine(stats.heldBackBy);
   if (held !== undefined) lines.push(held);
-  if (stats.hookErrors > 0) lines.push(`--hook threw ${stats.hookErrors} times (the pages were stored as found)`);
+  if (stats.hookErrors > 0 || stats.hookTimeouts > 0) {
+    lines.push(`--hook threw ${stats.hookErrors} times, timed out ${stats.hookTimeouts} times (each fell back as docs/hooks.md says; no page lost)`);
+  }
   return lines.join('\n');
 }

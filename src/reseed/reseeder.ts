@@ -23,7 +23,7 @@ export interface ReseedSink {
    * A candidate URL. `queued`: now in the frontier; `known`: done, queued or filtered, nothing
    * more to do; `full`: the frontier is full, so the record must be read again next time.
    */
-  offer(url: string, hostDir: string, depth: number): OfferResult;
+  offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
 }
 
 export type OfferResult = 'queued' | 'known' | 'full';
@@ -114,7 +114,8 @@ export class Reseeder {
     const wanted = [...new Set([...linkHosts, ...errHosts])].filter((h) => sink.wantsHost(h));
     await sink.prepareHosts(wanted);
     for (const seed of seeds) {
-      const r = sink.wantsHost(seed.hostDir) ? sink.offer(seed.url, seed.hostDir, 0) : 'known';
+      const offered = sink.wantsHost(seed.hostDir) ? sink.offer(seed.url, seed.hostDir, 0) : 'known';
+      const r = typeof offered === 'string' ? offered : await offered;
       if (r === 'queued') stats.queued++;
       if (r !== 'full') this.#seedsRead.add(seed.name);
     }
@@ -248,22 +249,42 @@ export class Reseeder {
     return this.#offerLinks(record.links, record.depth + 1, sink, stats, memo);
   }
 
-  /** Offers the links of one record; false when some did not fit in the frontier. */
-  #offerLinks(links: readonly unknown[], depth: number, sink: ReseedSink, stats: ReseedStats, memo: LinkMemo): boolean {
+  /**
+   * Offers the links of one record; false when some did not fit in the frontier. Synchronous
+   * unless an offer is (a --hook priority makes it async): then the rest are awaited in turn.
+   */
+  #offerLinks(links: readonly unknown[], depth: number, sink: ReseedSink, stats: ReseedStats, memo: LinkMemo): boolean | Promise<boolean> {
     let complete = true;
-    for (const link of links) {
+    const count = (r: string): void => {
+      if (r === 'queued') stats.queued++;
+      else if (r === 'full') complete = false;
+    };
+    for (let i = 0; i < links.length; i++) {
+      const link = links[i];
       if (typeof link !== 'string') continue;
       const target = hostDirOfNormalized(link);
       if (target === undefined || !sink.wantsHost(target) || !memo.first(link, depth)) continue;
-      const r = sink.offer(link, target, depth);
-      if (r === 'queued') stats.queued++;
-      else if (r === 'full') complete = false;
+      const offered = sink.offer(link, target, depth);
+      if (typeof offered === 'string') {
+        count(offered);
+        continue;
+      }
+      return (async () => {
+        count(await offered);
+        for (const rest of links.slice(i + 1)) {
+          if (typeof rest !== 'string') continue;
+          const t = hostDirOfNormalized(rest);
+          if (t === undefined || !sink.wantsHost(t) || !memo.first(rest, depth)) continue;
+          count(await sink.offer(rest, t, depth));
+        }
+        return complete;
+      })();
     }
     return complete;
   }
 
   /** Takes what a worker read of a batch of records, as #readRecord does for one. */
-  #takeBatch(
+  async #takeBatch(
     b: { hostDir: string; dir: DirState; keys: readonly string[] },
     r: BatchResult,
     sink: ReseedSink,
@@ -271,8 +292,9 @@ export class Reseeder {
     memo: LinkMemo,
     incomplete: Set<string>,
     fail: (error: unknown) => void,
-  ): void {
-    r.results.forEach((res, i) => {
+  ): Promise<void> {
+    for (let i = 0; i < r.results.length; i++) {
+      const res = r.results[i]!;
       const key = b.keys[i]!;
       if (res.outcome === 'skip') {
         b.dir.read.add(key);
@@ -281,10 +303,11 @@ export class Reseeder {
         incomplete.add(b.hostDir);
       } else {
         stats.recordsRead++;
-        if (this.#offerLinks(res.links, res.depth, sink, stats, memo)) b.dir.read.add(key);
+        const offered = this.#offerLinks(res.links, res.depth, sink, stats, memo);
+        if (typeof offered === 'boolean' ? offered : await offered) b.dir.read.add(key);
         else incomplete.add(b.hostDir);
       }
-    });
+    }
   }
 
   /** Reads seed files not taken yet; each widens the scope at once. */

@@ -99,11 +99,14 @@ describe('Committer', () => {
   });
 
   test('a --hook onPage that throws changes nothing and is counted', async () => {
-    const r = await rig({
-      onPage: () => {
-        throw new Error('bug');
+    const r = await rig([
+      {
+        file: 'bug.mjs',
+        onPage: () => {
+          throw new Error('bug');
+        },
       },
-    });
+    ]);
     const { host, t } = started(r, 'http://a.example/');
     const page: Commit = { type: 'page', target: t, response: response(t.url), finalUrl: t.url, redirects: [], body: Buffer.from('<p>hi</p>'), links: [] };
     await r.committer.commit(host, { commits: [page], tooLong: 0, requests: 1, claimed: [] });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Ownership } from '../../src/cluster/ownership.js';
 import { HostKeeper } from '../../src/crawl/host-keeper.js';
+import { fetchMiddleware } from '../../src/hooks/builtin-steps.js';
 import { RequestRunner } from '../../src/crawl/request-runner.js';
 import { urlKey } from '../../src/url/key.js';
 import { DEFAULT_NORMALIZE_OPTIONS } from '../../src/url/normalize.js';
@@ -44,6 +45,7 @@ async function runnerRig(site: Record<string, Answer | Answer[]>, filter?: (url:
     frontier: r.frontier,
     abort: new AbortController(),
     control: { mayStart: () => true, fenced: () => false, stopping: () => false, onStoreError: (err) => assert.fail(String(err)), wake: () => idle++ },
+    middleware: fetchMiddleware(r.cfg.userAgent, (hostDir, url) => r.frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true, () => r.clock.now()),
   });
   r.usePump(() => runner.pump());
   /** Runs until nothing is in flight or queued. */

@@ -49,14 +49,14 @@ describe('--hook: a user module around the crawl', { timeout: 60_000 }, () => {
 
     const two = await readJson<LinksRecord>(data, filesOf(site.url(0, pagePath(2))).links);
     assert.equal(two.data, undefined, 'the page whose hook threw is stored as found');
-    assert.match(r.stderr, /--hook onPage threw: hook bug on purpose/);
+    assert.match(r.stderr, /--hook onPage \(.*hook\.mjs\) threw: hook bug on purpose/);
   });
 
   test('a hook file that cannot be used is one clear line', async () => {
     await writeFile(join(tmp.path, 'empty.mjs'), 'export const x = 1;\n');
     const r = await runCli(['crawl', site.url(0, '/'), '--data', join(tmp.path, 'd2'), '--hook', join(tmp.path, 'empty.mjs'), ...FAST]);
     assert.equal(r.code, 2);
-    assert.match(r.stderr.trim(), /^mountcrawl: BAD_OPTION: --hook .*exports neither filter nor onPage$/);
+    assert.match(r.stderr.trim(), /^mountcrawl: BAD_OPTION: --hook .*exports none of filter, beforeFetch, afterFetch, onPage, priority$/);
   });
 });
 

@@ -22,7 +22,8 @@ export async function committerRig(r: ReturnType<typeof frontierRig>, dir: strin
     frontier: r.frontier,
     admission: r.admission,
     normalize: DEFAULT_NORMALIZE_OPTIONS,
-    hooks,
+    hooks: hooks ?? [],
+    hookEnv: { clock: r.clock, stats: r.stats, log: silentLogger, timeoutMs: 10_000 },
     onStored: () => undefined,
   });
   return { layout, store, committer };

@@ -7,6 +7,7 @@ import type { Frontier } from '../frontier.js';
 import type { HostState } from '../host-state.js';
 import type { ScopeFilter } from '../scope.js';
 import { urlShape } from '../traps.js';
+import type { UrlPriority } from '../../hooks/url-priority.js';
 import { depthRule } from './depth-rule.js';
 import { hostBudgetRule } from './host-budget-rule.js';
 import { hostOpenRule } from './host-open-rule.js';
@@ -33,6 +34,8 @@ export interface AdmissionDeps {
   readonly filter?: (url: string) => boolean;
   /** A --hook filter threw (the URL is kept). */
   readonly filterFailed?: (err: unknown) => void;
+  /** The --hook URL prioritizer, if any (src/hooks/url-priority.ts). */
+  readonly priority?: UrlPriority;
   readonly frontier: Frontier;
   readonly keeper: HostAdopter;
 }
@@ -73,7 +76,7 @@ export class Admission {
    * Takes a link or seed of a wanted host (the caller checked `wantsHost`) into the frontier
    * if it passes the chain and fits in memory. What is cut is counted (the end summary shows it).
    */
-  offer(url: string, hostDir: string, depth: number): OfferResult {
+  offer(url: string, hostDir: string, depth: number, priority?: number): OfferResult {
     const c: Candidate = { url, key: urlKey(url), hostDir, depth, via: 'link' };
     const { frontier, keeper } = this.#d;
     if (!this.#passesUrlRules(c, frontier.hosts.get(hostDir))) return 'known';
@@ -82,8 +85,21 @@ export class Admission {
     if (!this.#passesHostRules(c, host)) return 'known';
     if (!frontier.hasRoom()) return 'full';
     host.countShape(urlShape(url));
-    frontier.enqueue(host, { url, key: c.key, depth });
+    frontier.enqueue(host, { url, key: c.key, depth, ...(priority === undefined ? {} : { priority }) });
     return 'queued';
+  }
+
+  /**
+   * `offer` with the --hook priority of the URL (computed again at every offer, reseeds
+   * included: it is not stored). Without a priority hook it is `offer`, synchronously. A URL
+   * known already is not given to the hook; the whole chain runs after it answers.
+   */
+  offerRanked(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult> {
+    const priority = this.#d.priority;
+    if (priority === undefined) return this.offer(url, hostDir, depth);
+    const host = this.#d.frontier.hosts.get(hostDir);
+    if (host !== undefined && host.isKnown(urlKey(url))) return 'known';
+    return priority(url, { depth, host: hostDir }).then((p) => this.offer(url, hostDir, depth, p));
   }
 
   /**

@@ -1,0 +1,67 @@
+import { defaultPriority } from '../hooks/url-priority.js';
+import type { QueueItem } from './host-state.js';
+
+interface Entry {
+  readonly item: QueueItem;
+  readonly rank: number;
+  readonly seq: number;
+}
+
+/**
+ * One host's queue, ordered by priority (docs/hooks.md, `priority`): the higher first, and
+ * among equals the first queued first. Without a --hook priority an item's priority is minus
+ * its depth, so the queue is breadth first. A binary heap: push and shift in O(log n).
+ */
+export class HostQueue {
+  #heap: Entry[] = [];
+  #seq = 0;
+
+  get length(): number {
+    return this.#heap.length;
+  }
+
+  push(item: QueueItem): void {
+    const heap = this.#heap;
+    heap.push({ item, rank: item.priority ?? defaultPriority(item.depth), seq: this.#seq++ });
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  shift(): QueueItem | undefined {
+    const heap = this.#heap;
+    if (heap.length === 0) return undefined;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let best = i;
+        if (l < heap.length && before(heap[l]!, heap[best]!)) best = l;
+        if (r < heap.length && before(heap[r]!, heap[best]!)) best = r;
+        if (best === i) break;
+        [heap[i], heap[best]] = [heap[best]!, heap[i]!];
+        i = best;
+      }
+    }
+    return top.item;
+  }
+
+  /** Removes and returns every item, in the order they would have been shifted. */
+  drain(): QueueItem[] {
+    const entries = this.#heap.sort((a, b) => (before(a, b) ? -1 : 1));
+    this.#heap = [];
+    return entries.map((e) => e.item);
+  }
+}
+
+function before(a: Entry, b: Entry): boolean {
+  return a.rank > b.rank || (a.rank === b.rank && a.seq < b.seq);
+}

@@ -1,0 +1,73 @@
+import { FetchFailure } from '../errors.js';
+import { isTransientStatus } from '../fetch/classify-error.js';
+import { defaultRequestHeaders, type FetchedResponse } from '../fetch/fetcher.js';
+import { headerValue } from '../fetch/header-value.js';
+import { parseRetryAfter } from '../fetch/retry-after.js';
+import type { HookCallEnv } from './hook-call.js';
+import type { HookModule } from './hooks.js';
+import { type AfterStep, type BeforeStep, MiddlewareChain, type Verdict } from './middleware-chain.js';
+
+/**
+ * The built-in steps of the fetch middleware (docs/hooks.md): they run first, as the same
+ * kind of step as a user's beforeFetch / afterFetch, so a user's step sees what they did.
+ * Options that add headers (cookies, --header) belong here as further before-steps.
+ */
+
+/** The request headers every request starts with: the user agent and what we accept. */
+export function defaultHeadersStep(userAgent: string): BeforeStep {
+  return {
+    name: 'default headers',
+    run(request) {
+      request.headers = { ...defaultRequestHeaders(userAgent), ...request.headers };
+      return undefined;
+    },
+  };
+}
+
+/** The robots.txt gate: a URL robots.txt disallows is never requested (`allowed`: the host's rules). */
+export function robotsStep(allowed: (hostDir: string, url: string) => boolean): BeforeStep {
+  return {
+    name: 'robots.txt',
+    run(request) {
+      if (allowed(request.host, request.url)) return undefined;
+      return { kind: 'skip', failure: new FetchFailure('ROBOTS_DISALLOWED', 'final', 'disallowed by robots.txt') };
+    },
+  };
+}
+
+/**
+ * The status decision: a 2xx is accepted; a transient status (docs/errors.md:
+ * 408, 425, 429, 5xx) asks for a retry, as long as Retry-After says if it says; any other
+ * is a final error. The retry schedule itself is the committer's (nextRetryDelay).
+ */
+export function statusStep(now: () => number): AfterStep {
+  return {
+    name: 'status and Retry-After',
+    run(_request, _response, raw) {
+      return statusVerdict(raw, now());
+    },
+  };
+}
+
+/** What the status of a response means (see statusStep). */
+export function statusVerdict(res: FetchedResponse, now: number): Verdict {
+  const status = res.status;
+  if (status >= 200 && status < 300) return { action: 'accept' };
+  const retryAfterMs = parseRetryAfter(headerValue(res.headers, 'retry-after'), now);
+  const extra = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  if (isTransientStatus(status)) {
+    const failure = new FetchFailure(`HTTP_${status}`, 'transient', `HTTP ${status}`, extra);
+    return { action: 'retry', ...(retryAfterMs !== undefined ? { delayMs: retryAfterMs } : {}), reason: `HTTP ${status}`, failure };
+  }
+  return { action: 'error', reason: `HTTP ${status}`, failure: new FetchFailure(`HTTP_${status}`, 'final', `HTTP ${status}`, extra) };
+}
+
+/** The fetch middleware of a node: the built-in steps, then the --hook modules' (docs/hooks.md). */
+export function fetchMiddleware(
+  userAgent: string,
+  robotsAllowed: (hostDir: string, url: string) => boolean,
+  now: () => number,
+  user?: { readonly hooks: readonly HookModule[]; readonly env: HookCallEnv },
+): MiddlewareChain {
+  return new MiddlewareChain([defaultHeadersStep(userAgent), robotsStep(robotsAllowed)], [statusStep(now)], user);
+}
