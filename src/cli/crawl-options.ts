@@ -12,6 +12,7 @@ import {
   parseWhole,
 } from '../config/parse-values.js';
 import { ExitCode, FatalError, badUrlError } from '../errors.js';
+import { buildRecrawlPolicy } from './recrawl-options.js';
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_SESSION_PARAMS, normalizeUrl } from '../url/normalize.js';
 
 /** The data directory: --data, else $MOUNTCRAWL_DATA, else ./crawl-data. */
@@ -67,7 +68,11 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--dead-after <ms>', 'a node whose heartbeat stops this long is dead', String(d.deadAfterMs))
     .option('--mount-retry <seconds>', 'how long to wait for a failing mount before exiting', String(d.mountRetryMs / 1000))
     .option('--no-progress', 'no progress display (errors are still printed)')
-    .option('--json', 'log lines as JSON objects');
+    .option('--json', 'log lines as JSON objects')
+    .option('--recrawl-after <duration>', 'fetch a page again when its last fetch is older (0s, 90m, 7d; docs/recrawl.md)')
+    .option('--recrawl-adaptive', 'shorten the interval of pages that change, lengthen it for the others')
+    .option('--recrawl-min <duration>', 'shortest adaptive interval (default: --recrawl-after / 4)')
+    .option('--recrawl-max <duration>', 'longest adaptive interval (default: --recrawl-after x 8)');
 }
 
 /** The raw option values commander hands over for `crawl`. */
@@ -162,6 +167,7 @@ export function buildCrawlConfig(
     heartbeatMs,
     deadAfterMs,
     mountRetryMs: parseSeconds('--mount-retry', str('mountRetry'), true),
+    recrawl: buildRecrawlPolicy(o),
   };
   return Object.freeze(config);
 }

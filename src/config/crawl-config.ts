@@ -1,3 +1,4 @@
+import type { RecrawlPolicy } from '../recrawl/recrawl-policy.js';
 import type { NormalizeOptions } from '../url/normalize.js';
 
 /** Which hosts a crawl follows links to. */
@@ -89,6 +90,8 @@ export interface CrawlConfig {
    * --max-depth already bounds. Infinity (the default): no bound.
    */
   readonly maxPagesPerPattern: number;
+  /** Revisit pages (--recrawl-after, docs/recrawl.md); undefined: a page is fetched once. */
+  readonly recrawl?: RecrawlPolicy | undefined;
 }
 
 /** Defaults of a polite crawler; the CLI documents each (docs/options.md). */

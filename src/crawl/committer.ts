@@ -15,6 +15,7 @@ import type { Frontier } from '../frontier/frontier.js';
 import { hookFailed, hookPage, type Hooks } from './hooks.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Reseeder } from './reseeder.js';
+import type { Recrawler } from '../recrawl/recrawler.js';
 
 type PageCommit = Extract<Commit, { type: 'page' }>;
 type ErrorCommit = Extract<Commit, { type: 'error' }>;
@@ -31,6 +32,8 @@ export interface CommitterDeps {
   readonly admission: Admission;
   readonly normalize: NormalizeOptions;
   readonly hooks: Hooks | undefined;
+  /** Revisits (--recrawl-after): history, change detection, next due time. */
+  readonly recrawler?: Recrawler | undefined;
   /** Called after every page stored (the mount works). */
   readonly onStored: () => void;
 }
@@ -63,10 +66,18 @@ export class Committer {
     const c = found.body !== null && this.#d.hooks?.onPage !== undefined ? await this.#onPage(found, found.body) : found;
     const key = c.target.key;
     const htmlPath = c.body === null ? null : this.#d.layout.relativeHtml(host.dir, key);
-    const record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath });
-    await store.writePage(host.dir, key, c.body, record);
+    let record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath });
+    let body = c.body;
+    const recrawler = this.#d.recrawler;
+    if (recrawler !== undefined) {
+      const visit = await recrawler.pageRecord(host.dir, key, record, c.body, c.notModified === true);
+      record = visit.record;
+      if (!visit.writeBody) body = null;
+    }
+    await store.writePage(host.dir, key, body, record);
     if (host.errs.has(key)) await store.removeErrs(host.dir, key);
     host.markDone(key);
+    recrawler?.committed(host, record, key);
     this.#d.onStored();
     stats.pages++;
     if (c.body !== null) {
@@ -90,14 +101,20 @@ export class Committer {
     const { target, failure } = c;
     const previous = host.errs.get(target.key);
     const attempts = (previous?.attempts ?? 0) + 1;
-    const retryIn = failure.kind === 'transient' ? nextRetryDelay(attempts, config, failure.retryAfterMs) : undefined;
+    const recrawler = this.#d.recrawler;
+    const revisit = recrawler === undefined ? null : recrawler.revisitRetry(host.dir, target.key, failure, attempts);
+    const retryIn =
+      revisit !== null ? revisit : failure.kind === 'transient' ? nextRetryDelay(attempts, config, failure.retryAfterMs) : undefined;
     const record = buildErrsRecord(target, failure, previous, { nodeId: config.nodeId, nowMs: clock.now(), retryInMs: retryIn });
     await store.writeErrs(host.dir, target.key, record);
     stats.countError(failure.code, record.final);
     if (failure.retryAfterMs !== undefined) {
       host.politeness.pauseUntil(clock.monotonic() + Math.min(failure.retryAfterMs, config.retryMaxMs));
     }
-    if (record.final) {
+    if (revisit !== null) {
+      recrawler!.failed(host, { url: target.url, key: target.key, depth: target.depth }, retryIn);
+      if (!record.final) host.errs.set(target.key, record);
+    } else if (record.final) {
       host.markDone(target.key);
     } else {
       host.errs.set(target.key, record);

@@ -14,7 +14,7 @@ import { Heartbeat } from './heartbeat.js';
 import { assembleNode, type Parts } from './node-parts.js';
 import type { ReseedSink } from './reseeder.js';
 import { hasSeeds, writeSeeds } from './seeds.js';
-import { afterEmptyReseed } from './termination.js';
+import { WATCH_POLL_MS, afterEmptyReseed } from './termination.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -60,6 +60,8 @@ export class CrawlNode {
   #p: Parts | undefined;
   #stopping: RunResult | undefined;
   #needFullReseed = false;
+  /** Monotonic time the last reseed began (--watch reseeds while visits wait). */
+  #lastReseed = -Infinity;
   #wake: (() => void) | undefined;
   #heartbeat: Heartbeat | undefined;
 
@@ -189,14 +191,18 @@ export class CrawlNode {
         continue;
       }
       const retryAt = p.frontier.nextRetryAt();
-      if (retryAt < Infinity) {
+      // With --watch, visits due later (docs/recrawl.md) do not stop the reseeds for new work.
+      const now = this.#clock.monotonic();
+      const pollGap = this.#config.watch ? Math.max(this.#config.heartbeatMs, WATCH_POLL_MS) : Infinity;
+      if (retryAt < Infinity && (retryAt - now < pollGap || now - this.#lastReseed < pollGap)) {
         this.stats.state = 'waiting';
-        await this.#sleep(Math.max(10, retryAt - this.#clock.monotonic()));
+        await this.#sleep(Math.max(10, Math.min(retryAt - now, this.#lastReseed + pollGap - now)));
         continue;
       }
       // Nothing in memory: look at the mount.
       const allIdleBefore = p.membership.allIdleSince();
       const reseedStart = this.#clock.monotonic();
+      this.#lastReseed = reseedStart;
       const full = this.#needFullReseed;
       this.#needFullReseed = false;
       let queued: number;
@@ -333,6 +339,7 @@ export class CrawlNode {
     await p.requests.drain(STOP_GRACE_MS);
     p.requests.abort();
     await p.requests.drain(2_000);
+    await p.recrawler?.flushAll().catch(() => undefined);
     await this.#heartbeat!.close();
     p.frontier.close();
     // Best effort: on a failed mount these fail too, and others take over after dead-after.

@@ -2,7 +2,7 @@ import type { Clock } from '../config/clock.js';
 import { FetchFailure } from '../errors.js';
 import { extractLinks } from '../extract/link-extractor.js';
 import { looksBinary } from '../extract/sniff-binary.js';
-import type { FetchedResponse, Fetcher } from '../fetch/fetcher.js';
+import type { FetchedResponse, Fetcher, Validators } from '../fetch/fetcher.js';
 import { parseRetryAfter } from '../fetch/retry-after.js';
 import type { RedirectHop } from '../store/records.js';
 import { urlKey } from '../url/key.js';
@@ -31,6 +31,8 @@ export type Commit =
       readonly links: readonly string[];
       /** What a --hook onPage returned as data. */
       readonly data?: unknown;
+      /** A revisit answered 304 Not Modified (docs/recrawl.md): the stored body stands. */
+      readonly notModified?: boolean;
     }
   | { readonly type: 'error'; readonly target: Target; readonly failure: FetchFailure };
 
@@ -60,6 +62,8 @@ export interface FetchPageContext {
   /** Waits until the host's politeness allows the next hop of a redirect chain. */
   pace(): Promise<void>;
   readonly signal?: AbortSignal;
+  /** A revisit's stored validators, sent with the first request (conditional GET). */
+  readonly validators?: Validators | undefined;
 }
 
 function httpFailure(res: FetchedResponse, now: number): FetchFailure {
@@ -115,7 +119,7 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
     if (requests > 0) await ctx.pace();
     try {
       requests++;
-      res = await ctx.fetcher.fetch(target.url, { signal: ctx.signal });
+      res = await ctx.fetcher.fetch(target.url, { signal: ctx.signal, ...(requests === 1 ? { validators: ctx.validators } : {}) });
     } catch (err) {
       const failure = err instanceof FetchFailure ? err : new FetchFailure('FETCH_FAILED', 'transient', String(err));
       return finish({ type: 'error', target, failure });
@@ -151,6 +155,9 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       seen.add(next.url);
       target = nextTarget;
       continue;
+    }
+    if (status === 304 && requests === 1 && ctx.validators !== undefined) {
+      return finish({ type: 'page', target, response: res, finalUrl: target.url, redirects: [], body: null, links: [], notModified: true });
     }
     if (status < 200 || status >= 300) {
       return finish({ type: 'error', target, failure: httpFailure(res, ctx.clock.now()) });

@@ -21,6 +21,7 @@ import { MountGuard } from './mount-guard.js';
 import { reconcileNormalization } from './normalization.js';
 import { RequestRunner } from './request-runner.js';
 import { Reseeder } from './reseeder.js';
+import { Recrawler } from '../recrawl/recrawler.js';
 
 /** The parts of a node that exist once its data directory is open. */
 export interface Parts {
@@ -36,6 +37,8 @@ export interface Parts {
   readonly admission: Admission;
   readonly committer: Committer;
   readonly requests: RequestRunner;
+  /** Revisits (--recrawl-after); undefined without. */
+  readonly recrawler: Recrawler | undefined;
 }
 
 /** What the parts ask of the node that runs them. */
@@ -91,7 +94,9 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
   // node must act on, and only the node starts requests (RequestRunner.pump).
   const abort = new AbortController();
   const frontier = new Frontier({ config, clock, stats, events: { workReady: () => control.pump(), wake: () => control.wake() } });
+  const recrawler = config.recrawl === undefined ? undefined : new Recrawler({ config, policy: config.recrawl, clock, log, layout, frontier });
   const keeper = new HostKeeper({
+    recrawler,
     config,
     clock,
     log,
@@ -128,6 +133,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     admission,
     normalize,
     hooks: env.hooks,
+    recrawler,
     onStored: () => guard.stored(),
   });
   const requests = new RequestRunner({
@@ -144,6 +150,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     frontier,
     abort,
     control,
+    recrawler,
   });
-  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests };
+  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, recrawler };
 }

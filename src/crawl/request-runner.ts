@@ -13,6 +13,7 @@ import { fetchPage, type PageOutcome, type Target } from './fetch-page.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';
 import type { HostState, QueueItem } from '../frontier/host-state.js';
+import type { Recrawler } from '../recrawl/recrawler.js';
 
 export interface RequestRunnerDeps {
   readonly config: CrawlConfig;
@@ -29,6 +30,8 @@ export interface RequestRunnerDeps {
   /** Stops requests in flight (after the stop grace period), robots.txt fetches included. */
   readonly abort: AbortController;
   readonly control: RunnerControl;
+  /** Revisits (--recrawl-after): validators of pages fetched before. */
+  readonly recrawler?: Recrawler | undefined;
 }
 
 /** What the runner asks of the node that runs it. */
@@ -148,7 +151,14 @@ export class RequestRunner {
         this.#fetched--;
         return;
       }
+      const visit = d.recrawler === undefined ? undefined : await d.recrawler.prepare(host, item.key);
+      if (visit?.due === false) {
+        host.countFetch(-1);
+        this.#fetched--;
+        return;
+      }
       outcome = await fetchPage(target, {
+        validators: visit?.due === true ? visit.validators : undefined,
         fetcher: d.fetcher,
         clock: d.clock,
         normalize: d.normalize,
@@ -164,6 +174,7 @@ export class RequestRunner {
       // A host that moved to another node is still ours until its requests in flight are
       // committed and the lease is released; a host whose lease was lost is not.
       if (aborted || host.leaseLost || d.control.fenced()) {
+        d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
         return;
       }

@@ -12,6 +12,7 @@ export const DIRS = Object.freeze({
   hosts: 'hosts',
   nodes: 'nodes',
   robots: 'robots',
+  schedule: 'schedule',
 });
 
 /** Written when a data directory is created; its absence later means the mount is gone. */
@@ -57,6 +58,11 @@ export class Layout {
 
   robots(hostDir: string): string {
     return join(this.root, DIRS.robots, `${hostDir}.txt`);
+  }
+
+  /** The recrawl schedule of a host (docs/recrawl.md). */
+  schedule(hostDir: string): string {
+    return join(this.root, DIRS.schedule, `${hostDir}.json`);
   }
 
   marker(): string {
