@@ -65,9 +65,12 @@ export class Recrawler {
     const book: HostBook = { schedule, dirty: recordsRead > 0, lastWrite: -Infinity };
     this.#books.set(host.dir, book);
     if (recordsRead > 0) log.info('rebuilt recrawl schedule', { host: host.dir, recordsRead, pages: schedule.size });
+    // Written before anything is queued: from here to the host's `ready` nothing may wait.
+    if (book.dirty) await this.flush(host.dir);
+    if (host.phase !== 'loading') return false;
     const wallNow = clock.now();
     const monoNow = clock.monotonic();
-    let later: { item: { url: string; key: string; depth: number }; at: number } | undefined;
+    const timed: { item: { url: string; key: string; depth: number }; at: number }[] = [];
     for (const [key, e] of schedule) {
       const err = errs.get(key);
       if (err?.final === true) {
@@ -77,19 +80,16 @@ export class Recrawler {
       const errDue = err?.nextAttemptAt ? Date.parse(err.nextAttemptAt) : NaN;
       const due = Number.isFinite(errDue) ? Math.max(e.dueMs, errDue) : e.dueMs;
       const item = { url: e.url, key, depth: e.depth };
-      if (due <= wallNow) {
-        frontier.requeue(host, item);
-      } else if (config.watch) {
-        // Armed once, after the loop: arming per item would scan the retries each time.
-        if (later !== undefined) host.addRetry(later.item, later.at);
-        later = { item, at: monoNow + (due - wallNow) };
-      } else {
-        host.addDone(key);
-      }
+      // A failed revisit waits as a retry even when due (the host's errs records are read as retries too).
+      if (due <= wallNow && err === undefined) frontier.requeue(host, item);
+      else if (due <= wallNow || config.watch) timed.push({ item, at: monoNow + Math.max(0, due - wallNow) });
+      else host.addDone(key);
     }
-    if (later !== undefined) frontier.addRetry(host, later.item, later.at);
-    if (book.dirty) await this.flush(host.dir);
-    return host.phase === 'loading';
+    // The retry timer is armed once, for the last: arming per item would scan the retries each time.
+    const last = timed.pop();
+    for (const t of timed) host.addRetry(t.item, t.at);
+    if (last !== undefined) frontier.addRetry(host, last.item, last.at);
+    return true;
   }
 
   /**

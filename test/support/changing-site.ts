@@ -13,6 +13,8 @@ export class ChangingSite {
   readonly site: LoopbackSite;
   readonly pages: number;
   readonly #versions: number[];
+  /** Pages answering an error status instead of their body. */
+  readonly failing = new Map<number, number>();
   /** Body bytes sent (all responses). */
   bodyBytes = 0;
   /** 304 answers sent. */
@@ -37,6 +39,11 @@ export class ChangingSite {
       if (m === null || i >= pages) {
         res.writeHead(404, { 'content-type': 'text/plain' });
         return void res.end();
+      }
+      const failWith = m[1] === 'p' ? self!.failing.get(i) : undefined;
+      if (failWith !== undefined) {
+        res.writeHead(failWith, { 'content-type': 'text/plain' });
+        return void res.end('failing on purpose');
       }
       const version = m[1] === 'new' ? 0 : versions[i]!;
       const links = m[1] === 'new' ? [] : [i + 1, i + 2].filter((n) => n < pages).map((n) => `/p/${n}`);
