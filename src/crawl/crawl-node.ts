@@ -193,10 +193,12 @@ export class CrawlNode {
       const retryAt = p.frontier.nextRetryAt();
       // With --watch, visits due later (docs/recrawl.md) do not stop the reseeds for new work.
       const now = this.#clock.monotonic();
-      const pollGap = this.#config.watch ? Math.max(this.#config.heartbeatMs, WATCH_POLL_MS) : Infinity;
-      if (retryAt < Infinity && (retryAt - now < pollGap || now - this.#lastReseed < pollGap)) {
+      const watch = this.#config.watch;
+      const pollGap = Math.max(this.#config.heartbeatMs, WATCH_POLL_MS);
+      if (retryAt < Infinity && (!watch || retryAt - now < pollGap || now - this.#lastReseed < pollGap)) {
         this.stats.state = 'waiting';
-        await this.#sleep(Math.max(10, Math.min(retryAt - now, this.#lastReseed + pollGap - now)));
+        const until = watch ? Math.min(retryAt, this.#lastReseed + pollGap) : retryAt;
+        await this.#sleep(Math.max(10, until - now));
         continue;
       }
       // Nothing in memory: look at the mount.

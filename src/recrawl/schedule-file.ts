@@ -1,4 +1,6 @@
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
 import { asLinksRecord, type LinksRecord } from '../store/records.js';
@@ -92,5 +94,10 @@ export async function writeSchedule(
   const entries: Record<string, [number, number, string]> = {};
   for (const [key, e] of schedule) entries[key] = [e.dueMs, e.depth, e.url];
   const file: ScheduleFile = { v: FORMAT, host: hostDir, writtenAt: new Date(options.nowMs).toISOString(), entries };
-  await writeFileAtomic(layout.schedule(hostDir), JSON.stringify(file), { nodeId: options.nodeId, fsync: options.fsync });
+  const path = layout.schedule(hostDir);
+  // Not recursive: a vanished mount fails here rather than growing a local tree.
+  await mkdir(dirname(path)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+  await writeFileAtomic(path, JSON.stringify(file), { nodeId: options.nodeId, fsync: options.fsync });
 }

@@ -12,8 +12,10 @@ export const DIRS = Object.freeze({
   hosts: 'hosts',
   nodes: 'nodes',
   robots: 'robots',
-  schedule: 'schedule',
 });
+
+/** Recrawl schedules (docs/recrawl.md): made by the first recrawl, not with the data directory. */
+export const SCHEDULE_DIR = 'schedule';
 
 /** Written when a data directory is created; its absence later means the mount is gone. */
 export const MARKER_FILE = '.mountcrawl';
@@ -62,7 +64,7 @@ export class Layout {
 
   /** The recrawl schedule of a host (docs/recrawl.md). */
   schedule(hostDir: string): string {
-    return join(this.root, DIRS.schedule, `${hostDir}.json`);
+    return join(this.root, SCHEDULE_DIR, `${hostDir}.json`);
   }
 
   marker(): string {

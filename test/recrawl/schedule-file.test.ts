@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { loadSchedule, writeSchedule } from '../../src/recrawl/schedule-file.js';
-import { DIRS, Layout } from '../../src/store/layout.js';
+import { DIRS, Layout, SCHEDULE_DIR } from '../../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type LinksRecord } from '../../src/store/records.js';
 import { urlKey } from '../../src/url/key.js';
 import { tempDir } from '../support/cli.js';
@@ -62,7 +62,7 @@ describe('the per-host recrawl schedule (docs/recrawl.md, "Storage")', () => {
     const again = await loadSchedule(layout, HOST, keys, 99_999);
     assert.equal(again.recordsRead, 0);
     assert.deepEqual([...again.schedule].sort(), [...schedule].sort());
-    assert.deepEqual(await readdir(`${data.path}/${DIRS.schedule}`), [`${HOST}.json`]);
+    assert.deepEqual(await readdir(`${data.path}/${SCHEDULE_DIR}`), [`${HOST}.json`]);
   });
 
   test('stale: records written after the file are read, keys without a record are dropped', async () => {
