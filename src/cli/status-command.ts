@@ -7,6 +7,7 @@ import { readJsonValidated } from '../store/read-whole.js';
 import { asErrsRecord } from '../store/records.js';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
+import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
 
 /** What `status` reports (also its --json shape). */
 export interface StatusReport {
@@ -18,6 +19,8 @@ export interface StatusReport {
   readonly nodes: readonly (NodeRecord & { alive: boolean | null })[];
   readonly hosts: readonly HostStatus[];
   readonly lastActivity: string | null;
+  /** Revisits (docs/recrawl.md), when a recrawl ever ran on this directory. */
+  readonly recrawl?: RecrawlSummary;
 }
 
 export interface HostStatus {
@@ -119,6 +122,7 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
   });
   hosts.sort((a, b) => a.host.localeCompare(b.host));
   const total = Object.values(byCode).reduce((a, b) => a + b, 0);
+  const recrawl = await summarizeSchedules(layout, Date.now());
   return {
     data: dataDir,
     pages: hosts.reduce((a, h) => a + h.pages, 0),
@@ -128,6 +132,7 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
     nodes,
     hosts,
     lastActivity: lastMs > 0 ? new Date(lastMs).toISOString() : null,
+    ...(recrawl !== undefined ? { recrawl } : {}),
   };
 }
 
@@ -142,6 +147,10 @@ export async function statusCommand(dataDir: string, options: { json: boolean; w
   out(`pages     ${r.pages} done (${r.htmlFiles} HTML files), ${r.seeds} seeds, last write ${r.lastActivity ?? 'never'}`);
   const codes = Object.entries(r.errors.byCode).sort((a, b) => b[1] - a[1]);
   out(`errors    ${r.errors.total} (${r.errors.final} final)${codes.length ? ': ' + codes.map(([c, n]) => `${c} ${n}`).join(', ') : ''}`);
+  if (r.recrawl !== undefined) {
+    const c = r.recrawl;
+    out(`recrawl   ${c.scheduled} scheduled: ${c.dueNow} due now, ${c.dueNextDay} in the next 24 h, next at ${c.nextDueAt ?? 'none'}`);
+  }
   out(`nodes     ${r.nodes.length === 0 ? 'none' : ''}`);
   for (const n of r.nodes) {
     const alive = n.alive === null ? 'alive?' : n.alive ? 'alive' : 'dead';

@@ -68,4 +68,16 @@ describe('recrawl: --recrawl-after with conditional GET (docs/recrawl.md)', () =
     }
     assert.equal(site.site.count(site.url('/new/3')), 1, 'the new link of a changed page was not followed');
   });
+
+  test('status says how many pages are due now and when the next are due', async () => {
+    const s = await runCli(['status', '--data', data.path, '--json']);
+    assert.equal(s.code, 0, s.stderr);
+    const recrawl = (JSON.parse(s.stdout) as { recrawl: { scheduled: number; dueNow: number; nextDueAt: string | null } }).recrawl;
+    // --recrawl-after 0s: every page is due again at once.
+    assert.ok(recrawl.scheduled >= PAGES, JSON.stringify(recrawl));
+    assert.equal(recrawl.dueNow, recrawl.scheduled);
+    assert.equal(recrawl.nextDueAt, null);
+    const text = await runCli(['status', '--data', data.path]);
+    assert.match(text.stdout, new RegExp(`^recrawl +${recrawl.scheduled} scheduled: ${recrawl.dueNow} due now`, 'm'));
+  });
 });
