@@ -15,6 +15,9 @@ function duration(flag: string, raw: unknown): number {
  * Throws FatalError(BAD_OPTION) for a bad duration or bounds that contradict each other.
  */
 export function buildRecrawlPolicy(o: Record<string, unknown>): RecrawlPolicy | undefined {
+  if (o.recrawlAfter !== undefined && o.partition === 'url') {
+    throw new FatalError('BAD_OPTION', '--recrawl-after works with --partition host only (docs/recrawl.md)', ExitCode.USAGE);
+  }
   const others = ['recrawlAdaptive', 'recrawlMin', 'recrawlMax'].filter((k) => o[k] !== undefined);
   if (o.recrawlAfter === undefined) {
     if (others.length > 0) throw new FatalError('BAD_OPTION', '--recrawl-adaptive, --recrawl-min and --recrawl-max need --recrawl-after', ExitCode.USAGE);

@@ -152,6 +152,9 @@ export class Recrawler {
     if (prev !== undefined && signature !== undefined && prev.html !== null) {
       const before = prev.signature ?? (await this.#storedSignature(prev.html));
       changed = before !== signature;
+    } else if (prev !== undefined && body === null) {
+      // No body (a redirect, a non-HTML page): changed when where it leads or its status did.
+      changed = prev.status !== record.status || prev.finalUrl !== record.finalUrl || prev.html !== null;
     }
     const base: LinksRecord = {
       ...record,

@@ -30,3 +30,17 @@ test('durations: 0s, 90m, 7d, 1.5h, 500ms, 2w; anything else is refused', () => 
   assert.equal(parseDurationMs('2w'), 14 * 86_400_000);
   for (const bad of ['', '7', 'd', '-1d', '7 days', '1e3s']) assert.equal(parseDurationMs(bad), undefined, bad);
 });
+
+test('recrawl options: bad durations, bounds, a missing --recrawl-after and --partition url are refused', async () => {
+  const { buildRecrawlPolicy } = await import('../../src/cli/recrawl-options.js');
+  assert.equal(buildRecrawlPolicy({}), undefined);
+  assert.deepEqual(buildRecrawlPolicy({ recrawlAfter: '4d' }), { afterMs: 4 * 86_400_000, adaptive: false, minMs: 86_400_000, maxMs: 32 * 86_400_000 });
+  for (const bad of [
+    { recrawlAfter: 'weekly' },
+    { recrawlAdaptive: true },
+    { recrawlAfter: '1d', recrawlMin: '2d', recrawlMax: '1d' },
+    { recrawlAfter: '1d', partition: 'url' },
+  ]) {
+    assert.throws(() => buildRecrawlPolicy(bad), (err: Error & { code?: string }) => err.code === 'BAD_OPTION', JSON.stringify(bad));
+  }
+});
