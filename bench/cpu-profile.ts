@@ -29,7 +29,7 @@ export interface ProfileSummary {
 }
 
 /**
- * The module a frame belongs to: `src/crawl/reseeder.ts` for the project's own code (the
+ * The module a frame belongs to: `src/reseed/reseeder.ts` for the project's own code (the
  * compiled dist/ path mapped back), the package for node_modules (`undici`, `htmlparser2`),
  * `node:internal/<area>` for Node's own JavaScript, and V8's pseudo-frames as they are.
  */

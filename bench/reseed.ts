@@ -1,6 +1,6 @@
 /**
  * `npm run bench:reseed` (issue 5): builds a data directory with many links records, then
- * times reseeds with the real Reseeder (src/crawl/reseeder.ts): the first scan, a reseed with
+ * times reseeds with the real Reseeder (src/reseed/reseeder.ts): the first scan, a reseed with
  * nothing new, and a reseed after a few new records. The scans run in a child process of
  * their own, so its peak RSS is the reseed's and not the builder's.
  *
@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../src/config/clock.js';
-import { Reseeder, type ReseedSink, type ReseedStats } from '../src/crawl/reseeder.js';
+import { Reseeder, type ReseedSink, type ReseedStats } from '../src/reseed/reseeder.js';
 import { Layout } from '../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type LinksRecord } from '../src/store/records.js';
 import { urlKey } from '../src/url/key.js';

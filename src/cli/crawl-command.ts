@@ -2,7 +2,7 @@ import { systemClock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { ExitCode } from '../errors.js';
 import { CrawlNode, type RunResult } from '../crawl/crawl-node.js';
-import type { Hooks } from '../crawl/hooks.js';
+import type { Hooks } from '../hooks/hooks.js';
 import { StreamLogger } from '../progress/logger.js';
 import { ProgressDisplay } from '../progress/progress-display.js';
 import { snapshotOf } from '../progress/snapshot.js';

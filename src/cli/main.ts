@@ -7,7 +7,7 @@ import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
 import { SUPERVISED_ENV, runSupervisor } from './supervisor.js';
 import { snapshotOf } from '../progress/snapshot.js';
-import { loadHooks } from '../crawl/hooks.js';
+import { loadHooks } from '../hooks/hooks.js';
 
 const VERSION = '0.1.0';
 

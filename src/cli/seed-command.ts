@@ -1,5 +1,5 @@
 import { openDataDir } from '../store/data-dir.js';
-import { writeSeeds } from '../crawl/seeds.js';
+import { writeSeeds } from '../reseed/seeds.js';
 import { normalizationOf, normalizeOrFail } from './key-command.js';
 import { defaultNodeId } from '../config/parse-values.js';
 import { hostname } from 'node:os';

@@ -7,7 +7,7 @@ import { StreamLogger } from '../progress/logger.js';
 import { ProgressDisplay } from '../progress/progress-display.js';
 import { totalOf, type Snapshot } from '../progress/snapshot.js';
 import { openDataDir } from '../store/data-dir.js';
-import { hasSeeds } from '../crawl/seeds.js';
+import { hasSeeds } from '../reseed/seeds.js';
 import { reconcileNormalization } from '../crawl/normalization.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { FatalError } from '../errors.js';

@@ -9,11 +9,11 @@ import { ScopeFilter } from '../frontier/scope.js';
 import type { Logger } from '../progress/logger.js';
 import { CrawlStats } from '../progress/stats.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
-import type { Hooks } from './hooks.js';
+import type { Hooks } from '../hooks/hooks.js';
 import { Heartbeat } from './heartbeat.js';
 import { assembleNode, type Parts } from './node-parts.js';
-import type { ReseedSink } from './reseeder.js';
-import { hasSeeds, writeSeeds } from './seeds.js';
+import type { ReseedSink } from '../reseed/reseeder.js';
+import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
 import { WATCH_POLL_MS, afterEmptyReseed } from './termination.js';
 
 /** What a node's run came to. */
@@ -247,12 +247,14 @@ export class CrawlNode {
     return p.requests.inFlight > 0 || p.frontier.queued > 0;
   }
 
+  /** Waits `ms` on the node's clock, or until woken (#wakeLoop). */
   #sleep(ms: number): Promise<void> {
+    const clock = this.#clock;
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      const timer = clock.setTimeout(done, ms);
       const self = this;
       function done(): void {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         if (self.#wake === done) self.#wake = undefined;
         resolve();
       }

@@ -9,7 +9,7 @@ import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import { nextRetryDelay } from '../frontier/retry-policy.js';
-import { buildErrsRecord } from './build-records.js';
+import { buildErrsRecord } from '../commit/build-records.js';
 import type { Frontier } from '../frontier/frontier.js';
 import { HostState } from '../frontier/host-state.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
@@ -110,14 +110,14 @@ export class HostKeeper {
         host.addDone(key);
         continue;
       }
-      host.errs.set(key, rec);
+      host.failed(key, rec);
       if (host.retries.some((r) => r.key === key)) continue;
       // nextAttemptAt was written by some node's wall clock: a small skew only moves a retry.
       const dueWall = rec.nextAttemptAt === null ? wallNow : Date.parse(rec.nextAttemptAt);
       frontier.addRetry(host, { url: rec.url, key, depth: rec.depth }, now + Math.max(0, dueWall - wallNow));
     }
     // What was offered before the listing came: done ones go, failed ones wait for their retry.
-    frontier.filterQueue(host, (i) => !host.isDone(i.key) && !host.errs.has(i.key));
+    frontier.filterQueue(host, (i) => !host.isDone(i.key) && host.errsOf(i.key) === undefined);
     host.moveTo('ready');
     this.#d.stats.hostsOwned = frontier.readyCount();
     frontier.schedule(host);
@@ -258,7 +258,7 @@ export class HostKeeper {
     log.warn('leaving host alone for this run', { host: host.dir, reason: err.reason, urls: pending.length });
     const nowMs = clock.now();
     for (const item of pending) {
-      const previous = host.errs.get(item.key);
+      const previous = host.errsOf(item.key);
       const attempts = (previous?.attempts ?? 0) + 1;
       const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
       const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });

@@ -14,13 +14,13 @@ import { openDataDir } from '../store/data-dir.js';
 import { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
 import { NORMALIZATION_VERSION, type NormalizeOptions } from '../url/normalize.js';
-import { Committer } from './committer.js';
-import { hookFailed, type Hooks } from './hooks.js';
+import { Committer } from '../commit/committer.js';
+import { hookFailed, type Hooks } from '../hooks/hooks.js';
 import { HostKeeper } from './host-keeper.js';
 import { MountGuard } from './mount-guard.js';
 import { reconcileNormalization } from './normalization.js';
 import { RequestRunner } from './request-runner.js';
-import { Reseeder } from './reseeder.js';
+import { Reseeder } from '../reseed/reseeder.js';
 import { Recrawler } from '../recrawl/recrawler.js';
 
 /** The parts of a node that exist once its data directory is open. */

@@ -8,7 +8,7 @@ import type { Admission } from '../frontier/admission/admission.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import type { NormalizeOptions } from '../url/normalize.js';
-import type { Committer } from './committer.js';
+import type { Committer } from '../commit/committer.js';
 import { fetchPage, type PageOutcome, type Target } from './fetch-page.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';

@@ -38,8 +38,6 @@ export type HostPhase = 'acquiring' | 'blocked' | 'loading' | 'ready' | 'releasi
 export class HostState {
   readonly dir: string;
   readonly politeness: Politeness;
-  /** Errs records that are not final, by key: attempts so far. */
-  readonly errs = new Map<string, ErrsRecord>();
   /** Keys with a links record or a final errs record (64-bit fingerprints: see KeySet). */
   readonly #done = new KeySet();
   /** Keys queued, retrying or in flight: claimed by this node. */
@@ -47,6 +45,8 @@ export class HostState {
   readonly #retries: RetryItem[] = [];
   readonly #queue = new Ring<QueueItem>();
   readonly #shapes = new Map<string, number>();
+  /** Errs records that are not final, by key: attempts so far. */
+  readonly #errs = new Map<string, ErrsRecord>();
   #phase: HostPhase = 'acquiring';
   #fetched = 0;
   #origin: string | undefined;
@@ -130,12 +130,22 @@ export class HostState {
   markDone(key: string): void {
     this.#done.add(key);
     this.#claimed.delete(key);
-    this.errs.delete(key);
+    this.#errs.delete(key);
   }
 
   /** The done set as read from the host's listing (no claims involved). */
   addDone(key: string): void {
     this.#done.add(key);
+  }
+
+  /** The errs record of a key that failed and is not final, if any. */
+  errsOf(key: string): ErrsRecord | undefined {
+    return this.#errs.get(key);
+  }
+
+  /** A key failed transiently: its errs record (it waits for a retry, see addRetry). */
+  failed(key: string, record: ErrsRecord): void {
+    this.#errs.set(key, record);
   }
 
   // ---- the queue and the retries ----------------------------------------------------------

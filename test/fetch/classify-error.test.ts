@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FetchFailure } from '../../src/errors.js';
-import { classifyFetchError } from '../../src/fetch/classify-error.js';
+import { classifyFetchError, isTransientStatus } from '../../src/fetch/classify-error.js';
 
 /** An error as Node or undici throws it: a message and a `code`. */
 function coded(code: string, message = `failed with ${code}`): Error {
@@ -94,4 +94,9 @@ describe('classifyFetchError: special cases', () => {
       assert.equal(f.kind, 'transient');
     }
   });
+});
+
+test('isTransientStatus: 408, 425, 429 and every 5xx are transient; other failure statuses are final', () => {
+  for (const s of [408, 425, 429, 500, 502, 503, 504, 599]) assert.equal(isTransientStatus(s), true, String(s));
+  for (const s of [400, 401, 403, 404, 410, 451, 600, 304]) assert.equal(isTransientStatus(s), false, String(s));
 });

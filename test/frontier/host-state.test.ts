@@ -90,6 +90,15 @@ describe('HostState', () => {
     assert.equal(h.isClaimed('k1'), true);
   });
 
+  test('a failed key keeps its errs record until it is done', () => {
+    const h = new HostState('example.org', RULES);
+    const rec = { attempts: 1 } as unknown as Parameters<HostState['failed']>[1];
+    h.failed('k0', rec);
+    assert.equal(h.errsOf('k0'), rec);
+    h.markDone('k0');
+    assert.equal(h.errsOf('k0'), undefined);
+  });
+
   test('releasing is the last phase', () => {
     const h = new HostState('example.org', RULES);
     assert.equal(h.moveTo('ready'), true);

@@ -59,7 +59,12 @@ export function frontierRig(
       }
     }
   };
-  const frontier = new Frontier({ config: cfg, clock, stats, events: { workReady: pump, wake: () => runner.wakes++ } });
+  // The node's pump: this recording one, or a real RequestRunner's (usePump).
+  let nodePump = pump;
+  const usePump = (fn: () => void): void => {
+    nodePump = fn;
+  };
+  const frontier = new Frontier({ config: cfg, clock, stats, events: { workReady: () => nodePump(), wake: () => runner.wakes++ } });
   const adopted: string[] = [];
   const keeper = {
     adopt(hostDir: string): HostState {
@@ -89,5 +94,5 @@ export function frontierRig(
     frontier.schedule(host);
     return host;
   };
-  return { cfg, frontier, admission, runner, stats, clock, adopted, ready, failures };
+  return { cfg, frontier, admission, runner, stats, clock, adopted, ready, failures, usePump };
 }

@@ -1,6 +1,6 @@
 import type { Ownership } from '../../cluster/ownership.js';
 import type { CrawlConfig } from '../../config/crawl-config.js';
-import type { OfferResult } from '../../crawl/reseeder.js';
+import type { OfferResult } from '../../reseed/reseeder.js';
 import type { CrawlStats } from '../../progress/stats.js';
 import { urlKey } from '../../url/key.js';
 import type { Frontier } from '../frontier.js';

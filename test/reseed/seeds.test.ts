@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { hasSeeds, writeSeeds } from '../../src/crawl/seeds.js';
+import { hasSeeds, writeSeeds } from '../../src/reseed/seeds.js';
 import { Layout } from '../../src/store/layout.js';
 import { urlKey } from '../../src/url/key.js';
 

@@ -9,12 +9,12 @@ import type { Layout } from '../store/layout.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
-import type { Commit, PageOutcome } from './fetch-page.js';
+import type { Commit, PageOutcome } from '../crawl/fetch-page.js';
 import type { Admission } from '../frontier/admission/admission.js';
 import type { Frontier } from '../frontier/frontier.js';
-import { hookFailed, hookPage, type Hooks } from './hooks.js';
+import { hookFailed, hookPage, type Hooks } from '../hooks/hooks.js';
 import type { HostState } from '../frontier/host-state.js';
-import type { Reseeder } from './reseeder.js';
+import type { Reseeder } from '../reseed/reseeder.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 
 type PageCommit = Extract<Commit, { type: 'page' }>;
@@ -75,7 +75,7 @@ export class Committer {
       if (!visit.writeBody) body = null;
     }
     await store.writePage(host.dir, key, body, record);
-    if (host.errs.has(key)) await store.removeErrs(host.dir, key);
+    if (host.errsOf(key) !== undefined) await store.removeErrs(host.dir, key);
     host.markDone(key);
     recrawler?.committed(host, record, key);
     this.#d.onStored();
@@ -99,7 +99,7 @@ export class Committer {
   async #error(host: HostState, c: ErrorCommit): Promise<void> {
     const { config, clock, store, stats } = this.#d;
     const { target, failure } = c;
-    const previous = host.errs.get(target.key);
+    const previous = host.errsOf(target.key);
     const attempts = (previous?.attempts ?? 0) + 1;
     const recrawler = this.#d.recrawler;
     const revisit = recrawler === undefined ? null : recrawler.revisitRetry(host.dir, target.key, failure, attempts);
@@ -113,11 +113,11 @@ export class Committer {
     }
     if (revisit !== null) {
       recrawler!.failed(host, { url: target.url, key: target.key, depth: target.depth }, retryIn);
-      if (!record.final) host.errs.set(target.key, record);
+      if (!record.final) host.failed(target.key, record);
     } else if (record.final) {
       host.markDone(target.key);
     } else {
-      host.errs.set(target.key, record);
+      host.failed(target.key, record);
       this.#d.frontier.addRetry(host, { url: target.url, key: target.key, depth: target.depth }, clock.monotonic() + retryIn!);
     }
   }

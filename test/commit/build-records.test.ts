@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildErrsRecord, buildLinksRecord } from '../../src/crawl/build-records.js';
+import { buildErrsRecord, buildLinksRecord } from '../../src/commit/build-records.js';
 import type { Commit, Target } from '../../src/crawl/fetch-page.js';
 import { FetchFailure } from '../../src/errors.js';
 import type { FetchedResponse } from '../../src/fetch/fetcher.js';

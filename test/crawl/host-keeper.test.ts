@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Leases } from '../../src/cluster/lease.js';
+import { Membership } from '../../src/cluster/membership.js';
+import { Ownership } from '../../src/cluster/ownership.js';
+import type { CrawlConfig } from '../../src/config/crawl-config.js';
+import { HostKeeper } from '../../src/crawl/host-keeper.js';
+import { RobotsCache } from '../../src/fetch/robots.js';
+import { silentLogger } from '../../src/progress/logger.js';
+import { openDataDir } from '../../src/store/data-dir.js';
+import { HostStore } from '../../src/store/host-store.js';
+import { RECORD_VERSION } from '../../src/store/records.js';
+import { urlKey } from '../../src/url/key.js';
+import { type Answer, fakeFetcher } from '../support/fake-fetcher.js';
+import { frontierRig } from '../support/frontier-rig.js';
+
+let root: string;
+let n = 0;
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'mountcrawl-keeper-'));
+});
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const A = 'a.example';
+
+async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<CrawlConfig> = {}) {
+  const r = frontierRig({ retryBaseMs: 1_000, retryMaxMs: 60_000, maxAttempts: 3, ...over });
+  const { layout } = await openDataDir(join(root, `d${n++}`), 'n1');
+  const store = new HostStore(layout, { nodeId: 'n1', fsync: false });
+  const membership = new Membership(layout, r.cfg, { clock: r.clock });
+  const leases = new Leases(layout, 'n1', () => false);
+  const { fetcher, asked } = fakeFetcher(site);
+  const robots = new RobotsCache(layout, fetcher, { userAgent: 'test', maxAgeMs: 60_000, nodeId: 'n1', fsync: false }, r.clock);
+  const errors: unknown[] = [];
+  const keeper = new HostKeeper({
+    config: r.cfg,
+    clock: r.clock,
+    log: silentLogger,
+    stats: r.stats,
+    ownership: new Ownership('n1', 'host'),
+    membership,
+    leases,
+    store,
+    robots,
+    signal: new AbortController().signal,
+    frontier: r.frontier,
+    onStoreError: (err) => errors.push(err),
+    wake: () => undefined,
+  });
+  return { ...r, store, leases, keeper, asked, errors };
+}
+
+describe('HostKeeper', () => {
+  test('adopt takes the lease, reads the listing (done set), and makes the host ready', async () => {
+    const r = await keeperRig({});
+    const done = `http://${A}/done`;
+    await r.store.writePage(A, urlKey(done), null, {
+      v: RECORD_VERSION,
+      url: done,
+      depth: 0,
+      status: 200,
+      fetchedAt: new Date(r.clock.now()).toISOString(),
+      node: 'n1',
+      links: [],
+    } as never);
+    const host = r.keeper.adopt(A, `http://${A}/`);
+    assert.equal(host.phase, 'acquiring');
+    assert.equal(host.origin, `http://${A}`);
+    await host.loaded;
+    assert.equal(host.phase, 'ready');
+    assert.deepEqual([...r.leases.held()], [A]);
+    assert.equal(host.isDone(urlKey(done)), true);
+    assert.equal(r.keeper.adopt(A, undefined), host, 'one state per host');
+    assert.deepEqual(r.errors, []);
+  });
+
+  test('robots.txt unavailable: the host waits with the back-off, then is left alone and its URLs recorded', async () => {
+    const r = await keeperRig({ [`http://${A}/robots.txt`]: [503, {}] }, { maxAttempts: 2 });
+    r.admission.offer(`http://${A}/1`, A, 0);
+    const host = r.frontier.hosts.get(A)!;
+    await host.loaded;
+    await r.keeper.fetchRobots(host);
+    assert.equal(host.robotsFailures, 1);
+    assert.equal(host.robotsRetryAt, r.clock.monotonic() + 1_000, 'base back-off');
+    assert.equal(host.gaveUp, false);
+    await r.keeper.fetchRobots(host);
+    assert.equal(host.gaveUp, true, '--max-attempts 2 reached');
+    assert.equal(r.stats.cut.hostGaveUp, 1);
+    assert.equal(host.isClaimed(urlKey(`http://${A}/1`)), false);
+    assert.equal(r.frontier.queued, 0);
+    assert.equal(r.asked.filter((u) => u.endsWith('/robots.txt')).length, 2);
+  });
+
+  test('a host that moved is let go after its requests in flight end; then its lease is released', async () => {
+    const r = await keeperRig({});
+    const host = r.keeper.adopt(A, `http://${A}/`);
+    await host.loaded;
+    host.politeness.started(r.clock.monotonic());
+    r.keeper.letGo(host, 'moved');
+    assert.equal(host.phase, 'releasing');
+    assert.deepEqual([...r.leases.held()], [A], 'held while a request is in flight');
+    r.keeper.requestEnded(host, 'ok');
+    for (let i = 0; i < 2_000 && r.frontier.hosts.has(A); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(r.frontier.hosts.has(A), false);
+    assert.deepEqual([...r.leases.held()], []);
+  });
+});
