@@ -17,6 +17,7 @@ import { readCookieFile } from '../fetch/cookie-file.js';
 import { parseHeaderOption } from '../fetch/request-headers.js';
 import { parseKeepTypes } from '../fetch/keep-types.js';
 import { proxyFrom } from './proxy-option.js';
+import { buildRecrawlPolicy } from './recrawl-options.js';
 
 /** The data directory: --data, else $MOUNTCRAWL_DATA, else ./crawl-data. */
 export function dataDirOption(cmd: Command): Command {
@@ -80,7 +81,11 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--dead-after <ms>', 'a node whose heartbeat stops this long is dead', String(d.deadAfterMs))
     .option('--mount-retry <seconds>', 'how long to wait for a failing mount before exiting', String(d.mountRetryMs / 1000))
     .option('--no-progress', 'no progress display (errors are still printed)')
-    .option('--json', 'log lines as JSON objects');
+    .option('--json', 'log lines as JSON objects')
+    .option('--recrawl-after <duration>', 'fetch a page again when its last fetch is older (0s, 90m, 7d; docs/recrawl.md)')
+    .option('--recrawl-adaptive', 'shorten the interval of pages that change, lengthen it for the others')
+    .option('--recrawl-min <duration>', 'shortest adaptive interval (default: --recrawl-after / 4)')
+    .option('--recrawl-max <duration>', 'longest adaptive interval (default: --recrawl-after x 8)');
 }
 
 /** The raw option values commander hands over for `crawl`. */
@@ -163,6 +168,7 @@ export function buildCrawlConfig(
     heartbeatMs,
     deadAfterMs,
     mountRetryMs: parseSeconds('--mount-retry', str('mountRetry'), true),
+    recrawl: buildRecrawlPolicy(o),
   };
   return Object.freeze(config);
 }

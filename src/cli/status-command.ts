@@ -6,6 +6,7 @@ import { readJsonValidated } from '../store/read-whole.js';
 import { formatByCode, names, readHoldings, type HostHoldings } from '../store/holdings.js';
 import { readRunState } from '../store/run-state.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
+import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
 
 /** What `status` reports (also its --json shape). */
 export interface StatusReport {
@@ -19,6 +20,8 @@ export interface StatusReport {
   readonly lastActivity: string | null;
   /** Complete, stopped with work left, running, ... (see describeCrawlState). */
   readonly crawl: CrawlState;
+  /** Revisits (docs/recrawl.md), when a recrawl ever ran on this directory. */
+  readonly recrawl?: RecrawlSummary;
 }
 
 export interface HostStatus extends HostHoldings {
@@ -73,6 +76,7 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
 
   const held = await readHoldings(layout);
   const seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
+  const recrawl = await summarizeSchedules(layout, Date.now());
   return {
     data: dataDir,
     pages: held.pages,
@@ -83,6 +87,7 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
     hosts: held.hosts.map((h) => ({ ...h, lease: leases.get(h.host) ?? null })),
     lastActivity: held.lastActivity,
     crawl: describeCrawlState({ nodes, run: await readRunState(layout), retries: held.retries, pages: held.pages, seeds }),
+    ...(recrawl !== undefined ? { recrawl } : {}),
   };
 }
 
@@ -97,6 +102,10 @@ export async function statusCommand(dataDir: string, options: { json: boolean; w
   out(`crawl     ${r.crawl.line}`);
   out(`pages     ${r.pages} done (${r.htmlFiles} HTML files), ${r.seeds} seeds, last write ${r.lastActivity ?? 'never'}`);
   out(`errors    ${r.errors.total} (${r.errors.final} final)${r.errors.total ? `: ${formatByCode(r.errors.byCode)}` : ''}`);
+  if (r.recrawl !== undefined) {
+    const c = r.recrawl;
+    out(`recrawl   ${c.scheduled} scheduled: ${c.dueNow} due now, ${c.dueNextDay} in the next 24 h, next at ${c.nextDueAt ?? 'none'}`);
+  }
   out(`nodes     ${r.nodes.length === 0 ? 'none' : ''}`);
   for (const n of r.nodes) {
     const alive = n.alive === null ? 'alive?' : n.alive ? 'alive' : 'dead';

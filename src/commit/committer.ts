@@ -16,6 +16,7 @@ import { callHook, type HookCallEnv } from '../hooks/hook-call.js';
 import { hookPage, type Hooks } from '../hooks/hooks.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Reseeder } from '../reseed/reseeder.js';
+import type { Recrawler } from '../recrawl/recrawler.js';
 
 type PageCommit = Extract<Commit, { type: 'page' }>;
 type ErrorCommit = Extract<Commit, { type: 'error' }>;
@@ -36,6 +37,8 @@ export interface CommitterDeps {
   readonly hookEnv: HookCallEnv;
   /** Where links of other nodes' hosts go (docs/protocol.md, "Hand-offs"); none: their owners read the record. */
   readonly handoffs?: { found(url: string, hostDir: string, depth: number): void } | undefined;
+  /** Revisits (--recrawl-after): history, change detection, next due time. */
+  readonly recrawler?: Recrawler | undefined;
   /** Called after every page stored (the mount works). */
   readonly onStored: () => void;
   /** --warc: what was fetched is written to the WARC files before it is committed. */
@@ -72,12 +75,20 @@ export class Committer {
     const key = c.target.key;
     const htmlPath = c.body === null ? null : this.#d.layout.relativeHtml(host.dir, key);
     const filePath = c.file === undefined ? undefined : this.#d.layout.relativeFile(host.dir, key, c.file.ext);
-    const record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath, ...(filePath !== undefined ? { filePath } : {}) });
+    let record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath, ...(filePath !== undefined ? { filePath } : {}) });
+    let body = c.body;
+    const recrawler = this.#d.recrawler;
+    if (recrawler !== undefined) {
+      const visit = await recrawler.pageRecord(host.dir, key, record, c.body, c.notModified === true);
+      record = visit.record;
+      if (!visit.writeBody) body = null;
+    }
     // A kept body (--keep) is written before its links record, as html is: the record never points at nothing.
     if (c.file !== undefined) await store.writeFile(host.dir, key, c.file.ext, c.file.body);
-    await store.writePage(host.dir, key, c.body, record);
+    await store.writePage(host.dir, key, body, record);
     if (host.errsOf(key) !== undefined) await store.removeErrs(host.dir, key);
     host.markDone(key);
+    recrawler?.committed(host, record, key);
     this.#d.onStored();
     stats.pages++;
     if (c.body !== null) {
@@ -107,14 +118,20 @@ export class Committer {
     const { target, failure } = c;
     const previous = host.errsOf(target.key);
     const attempts = (previous?.attempts ?? 0) + 1;
-    const retryIn = failure.kind === 'transient' ? nextRetryDelay(attempts, config, failure.retryAfterMs) : undefined;
+    const recrawler = this.#d.recrawler;
+    const revisit = recrawler === undefined ? null : recrawler.revisitRetry(host.dir, target.key, failure, attempts);
+    const retryIn =
+      revisit !== null ? revisit : failure.kind === 'transient' ? nextRetryDelay(attempts, config, failure.retryAfterMs) : undefined;
     const record = buildErrsRecord(target, failure, previous, { nodeId: config.nodeId, nowMs: clock.now(), retryInMs: retryIn });
     await store.writeErrs(host.dir, target.key, record);
     stats.countError(failure.code, record.final);
     if (failure.retryAfterMs !== undefined) {
       host.politeness.pauseUntil(clock.monotonic() + Math.min(failure.retryAfterMs, config.retryMaxMs));
     }
-    if (record.final) {
+    if (revisit !== null) {
+      recrawler!.failed(host, { url: target.url, key: target.key, depth: target.depth }, retryIn);
+      if (!record.final) host.failed(target.key, record);
+    } else if (record.final) {
       host.markDone(target.key);
     } else {
       host.failed(target.key, record);

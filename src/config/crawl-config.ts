@@ -1,3 +1,4 @@
+import type { RecrawlPolicy } from '../recrawl/recrawl-policy.js';
 import type { NormalizeOptions } from '../url/normalize.js';
 
 /** Which hosts a crawl follows links to. */
@@ -111,6 +112,8 @@ export interface CrawlConfig {
   readonly warc: boolean;
   /** A WARC file is closed and a new one started before it would pass this size, bytes. */
   readonly warcMaxSize: number;
+  /** Revisit pages (--recrawl-after, docs/recrawl.md); undefined: a page is fetched once. */
+  readonly recrawl?: RecrawlPolicy | undefined;
 }
 
 /** Defaults of a polite crawler; the CLI documents each (docs/options.md). */

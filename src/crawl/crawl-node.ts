@@ -15,7 +15,7 @@ import { Heartbeat } from './heartbeat.js';
 import { assembleNode, type Parts } from './node-parts.js';
 import type { ReseedSink } from '../reseed/reseeder.js';
 import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
-import { afterEmptyReseed } from './termination.js';
+import { WATCH_POLL_MS, afterEmptyReseed } from './termination.js';
 import { countDiscovery } from '../cluster/handoff-stats.js';
 import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
 
@@ -65,6 +65,8 @@ export class CrawlNode {
   #stopping: RunResult | undefined;
   /** The next reseed reads every record (the first one, with hand-offs; and after hosts were gained). */
   #needFullReseed = false;
+  /** Monotonic time the last reseed began (--watch reseeds while visits wait). */
+  #lastReseed = -Infinity;
   #wake: (() => void) | undefined;
   #heartbeat: Heartbeat | undefined;
 
@@ -199,14 +201,20 @@ export class CrawlNode {
         continue;
       }
       const retryAt = p.frontier.nextRetryAt();
-      if (retryAt < Infinity) {
+      // With --watch, visits due later (docs/recrawl.md) do not stop the reseeds for new work.
+      const now = this.#clock.monotonic();
+      const watch = this.#config.watch;
+      const pollGap = Math.max(this.#config.heartbeatMs, WATCH_POLL_MS);
+      if (retryAt < Infinity && (!watch || retryAt - now < pollGap || now - this.#lastReseed < pollGap)) {
         this.stats.state = 'waiting';
-        await this.#sleep(Math.max(10, retryAt - this.#clock.monotonic()));
+        const until = watch ? Math.min(retryAt, this.#lastReseed + pollGap) : retryAt;
+        await this.#sleep(Math.max(10, until - now));
         continue;
       }
       // Nothing in memory: look at the mount.
       const allIdleBefore = p.membership.allIdleSince();
       const reseedStart = this.#clock.monotonic();
+      this.#lastReseed = reseedStart;
       const full = this.#needFullReseed;
       this.#needFullReseed = false;
       let queued: number;
@@ -386,6 +394,7 @@ export class CrawlNode {
     await p.requests.drain(STOP_GRACE_MS);
     p.requests.abort();
     await p.requests.drain(2_000);
+    await p.recrawler?.flushAll().catch(() => undefined);
     await this.#heartbeat!.close();
     p.frontier.close();
     await this.#warc?.close().catch((err) => this.#log.warn(`warc: the last file was not closed (the next run closes it): ${describeError(err)}`));

@@ -3,7 +3,7 @@ import { FetchFailure } from '../errors.js';
 import { extractLinks } from '../extract/link-extractor.js';
 import { mergeDirectives, parseXRobotsTag } from '../extract/meta-robots.js';
 import { looksBinary } from '../extract/sniff-binary.js';
-import { isHtmlType, type FetchedResponse, type Fetcher } from '../fetch/fetcher.js';
+import { isHtmlType, type FetchedResponse, type Fetcher, type Validators } from '../fetch/fetcher.js';
 import { extensionOf } from '../fetch/keep-types.js';
 import type { RedirectHop } from '../store/records.js';
 import { urlKey } from '../url/key.js';
@@ -39,6 +39,8 @@ export type Commit =
       readonly robots?: readonly string[];
       /** What a --hook onPage returned as data. */
       readonly data?: unknown;
+      /** A revisit answered 304 Not Modified (docs/recrawl.md): the stored body stands. */
+      readonly notModified?: boolean;
     }
   | { readonly type: 'error'; readonly target: Target; readonly failure: FetchFailure };
 
@@ -75,6 +77,8 @@ export interface FetchPageContext {
    * and after each response that is not a redirect. Without it: the status decision only.
    */
   readonly middleware?: MiddlewareChain;
+  /** A revisit's stored validators, sent with the first request (conditional GET). */
+  readonly validators?: Validators | undefined;
 }
 
 /**
@@ -127,7 +131,7 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       if (requests > 0) await ctx.pace();
       try {
         requests++;
-        res = await ctx.fetcher.fetch(target.url, { signal: ctx.signal, headers: before.headers });
+        res = await ctx.fetcher.fetch(target.url, { signal: ctx.signal, headers: before.headers, ...(chain.length === 0 ? { validators: ctx.validators } : {}) });
       } catch (err) {
         const failure = err instanceof FetchFailure ? err : new FetchFailure('FETCH_FAILED', 'transient', String(err));
         return finish({ type: 'error', target, failure });
@@ -164,6 +168,11 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       seen.add(next.url);
       target = nextTarget;
       continue;
+    }
+    // A revisit's conditional GET answered 304 (docs/recrawl.md): unchanged, before the status
+    // verdict of the middleware would make it an error.
+    if (status === 304 && chain.length === 0 && before.kind !== 'respond' && ctx.validators !== undefined) {
+      return finish({ type: 'page', target, response: res, finalUrl: target.url, redirects: [], body: null, links: [], notModified: true });
     }
     const verdict = await middleware.after(request, res, before.kind === 'respond');
     if (verdict.failure !== undefined) return finish({ type: 'error', target, failure: verdict.failure });

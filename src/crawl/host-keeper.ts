@@ -13,6 +13,7 @@ import { buildErrsRecord } from '../commit/build-records.js';
 import type { Frontier } from '../frontier/frontier.js';
 import { HostState } from '../frontier/host-state.js';
 import { leaveAloneAtFirstContact } from '../frontier/first-contact.js';
+import type { Recrawler } from '../recrawl/recrawler.js';
 
 export interface HostKeeperDeps {
   readonly config: CrawlConfig;
@@ -29,6 +30,8 @@ export interface HostKeeperDeps {
   readonly frontier: Frontier;
   readonly onStoreError: (err: unknown) => void;
   readonly wake: () => void;
+  /** Revisits (--recrawl-after): pages with links records are scheduled, not done. */
+  readonly recrawler?: Recrawler | undefined;
 }
 
 /**
@@ -97,7 +100,9 @@ export class HostKeeper {
     const listing = await store.listHost(host.dir, (id) => exclusive || (id !== config.nodeId && membership.isGone(id)));
     if (host.phase !== 'loading') return; // let go meanwhile
     if (listing.removedTemps > 0) log.info('removed stale temp files', { host: host.dir, count: listing.removedTemps });
-    for (const key of listing.linksKeys) host.addDone(key);
+    const recrawler = this.#d.recrawler;
+    if (recrawler === undefined) for (const key of listing.linksKeys) host.addDone(key);
+    else if (!(await recrawler.load(host, listing.linksKeys, listing.errs))) return;
     const now = clock.monotonic();
     const wallNow = clock.now();
     for (const [key, rec] of listing.errs) {
@@ -135,6 +140,8 @@ export class HostKeeper {
       log.warn('lost the lease of a host', { host: host.dir });
     }
     const finish = async (): Promise<void> => {
+      // The schedule is written while the lease is still ours, never after it was lost.
+      await this.#d.recrawler?.forget(host.dir, why === 'moved' && hadLease);
       if (why === 'moved' && hadLease) await leases.release(host.dir).catch(() => undefined);
       else leases.forget(host.dir);
       frontier.hosts.delete(host.dir);

@@ -25,6 +25,7 @@ import { MountGuard } from './mount-guard.js';
 import { reconcileNormalization } from './normalization.js';
 import { RequestRunner } from './request-runner.js';
 import { Reseeder } from '../reseed/reseeder.js';
+import { Recrawler } from '../recrawl/recrawler.js';
 
 /** The parts of a node that exist once its data directory is open. */
 export interface Parts {
@@ -42,6 +43,8 @@ export interface Parts {
   readonly requests: RequestRunner;
   /** Hand-offs (docs/protocol.md), unless --no-handoff or --partition url. */
   readonly handoffs: HandoffExchange | undefined;
+  /** Revisits (--recrawl-after); undefined without. */
+  readonly recrawler: Recrawler | undefined;
 }
 
 /** What the parts ask of the node that runs them. */
@@ -103,7 +106,9 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
   // node must act on, and only the node starts requests (RequestRunner.pump).
   const abort = new AbortController();
   const frontier = new Frontier({ config, clock, stats, events: { workReady: () => control.pump(), wake: () => control.wake() } });
+  const recrawler = config.recrawl === undefined ? undefined : new Recrawler({ config, policy: config.recrawl, clock, log, layout, frontier });
   const keeper = new HostKeeper({
+    recrawler,
     config,
     clock,
     log,
@@ -148,6 +153,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     hooks,
     hookEnv,
     handoffs,
+    recrawler,
     onStored: () => guard.stored(),
     warc: env.warc,
   });
@@ -170,6 +176,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
       hooks,
       env: hookEnv,
     }),
+    recrawler,
   });
-  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, handoffs };
+  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, handoffs, recrawler };
 }

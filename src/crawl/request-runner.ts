@@ -13,6 +13,7 @@ import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';
 import type { HostState, QueueItem } from '../frontier/host-state.js';
 import type { MiddlewareChain } from '../hooks/middleware-chain.js';
+import type { Recrawler } from '../recrawl/recrawler.js';
 
 export interface RequestRunnerDeps {
   readonly config: CrawlConfig;
@@ -31,6 +32,8 @@ export interface RequestRunnerDeps {
   readonly control: RunnerControl;
   /** The fetch middleware: built-in steps (headers, robots.txt, status) and the --hook ones. */
   readonly middleware: MiddlewareChain;
+  /** Revisits (--recrawl-after): validators of pages fetched before. */
+  readonly recrawler?: Recrawler | undefined;
 }
 
 /** What the runner asks of the node that runs it. */
@@ -145,7 +148,14 @@ export class RequestRunner {
         this.#fetched--;
         return;
       }
+      const visit = d.recrawler === undefined ? undefined : await d.recrawler.prepare(host, item.key);
+      if (visit?.due === false) {
+        host.countFetch(-1);
+        this.#fetched--;
+        return;
+      }
       outcome = await fetchPage(target, {
+        validators: visit?.due === true ? visit.validators : undefined,
         fetcher: d.fetcher,
         clock: d.clock,
         normalize: d.normalize,
@@ -170,6 +180,7 @@ export class RequestRunner {
       // A host that moved to another node is still ours until its requests in flight are
       // committed and the lease is released; a host whose lease was lost is not.
       if (aborted || host.leaseLost || d.control.fenced()) {
+        d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
         return;
       }

@@ -19,6 +19,8 @@ export const DIRS = Object.freeze({
 
 /** With --warc: each node's WARC files (docs/warc.md). Made by the first node that writes one, not with the others. */
 export const WARC_DIR = 'warc';
+/** Recrawl schedules (docs/recrawl.md): made by the first recrawl, not with the data directory. */
+export const SCHEDULE_DIR = 'schedule';
 
 /** Written when a data directory is created; its absence later means the mount is gone. */
 export const MARKER_FILE = '.mountcrawl';
@@ -72,6 +74,11 @@ export class Layout {
   /** The hand-off inbox of a node (docs/protocol.md, "Hand-offs"). */
   inbox(nodeId: string): string {
     return join(this.root, DIRS.handoff, nodeId);
+  }
+
+  /** The recrawl schedule of a host (docs/recrawl.md). */
+  schedule(hostDir: string): string {
+    return join(this.root, SCHEDULE_DIR, `${hostDir}.json`);
   }
 
   marker(): string {

@@ -49,6 +49,26 @@ export interface LinksRecord {
   /** Robots directives of the page (`noindex`: html not kept; `nofollow`: links not followed). */
   readonly robots?: readonly string[];
   readonly links: readonly string[];
+  /** Recrawl (docs/recrawl.md): MD5 of the stored body. */
+  readonly signature?: string;
+  /** Recrawl: when a visit last found the page changed (or first fetched it), ISO 8601. */
+  readonly changedAt?: string;
+  /** Recrawl: the revisit interval in force after the last visit, ms. */
+  readonly intervalMs?: number;
+  /** Recrawl: when the page is due again, ISO 8601. */
+  readonly nextFetchAt?: string;
+  /** Recrawl: the last few visits, newest last. */
+  readonly history?: readonly VisitEntry[];
+}
+
+/** One visit of a page, as kept in its links record's history (docs/recrawl.md). */
+export interface VisitEntry {
+  /** Wall-clock time of the visit, ISO 8601. */
+  readonly at: string;
+  readonly status: number;
+  readonly changed: boolean;
+  /** Body bytes downloaded (0 for a 304). */
+  readonly bytes: number;
 }
 
 export interface ErrsRecord {

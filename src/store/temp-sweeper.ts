@@ -1,11 +1,11 @@
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Layout } from './layout.js';
-import { tempOwner } from './layout.js';
+import { SCHEDULE_DIR, tempOwner } from './layout.js';
 
 /**
  * Removes temporary files that a killed process left in the shared directories that have
- * no host owner (nodes/, hosts/, seeds/, robots/): only those older than `maxAgeMs` by the
+ * no host owner (nodes/, hosts/, seeds/, robots/, and schedule/ of recrawls): only those older than `maxAgeMs` by the
  * mount's own clock (`serverNowMs`, the mtime the server gave this node's latest heartbeat),
  * since a live writer's temp file exists for milliseconds. Per-host directories are cleaned
  * by the host's owner when it takes the host (HostStore.listHost). Returns how many went.
@@ -14,7 +14,8 @@ export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAg
   let removed = 0;
   // Hand-off inboxes too (docs/protocol.md, "Hand-offs"): a writer killed mid-write leaves one there.
   const inboxes = (await readdir(layout.dir('handoff')).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
-  for (const dir of [...(['nodes', 'hosts', 'seeds', 'robots'] as const).map((n) => layout.dir(n)), ...inboxes.map((n) => layout.inbox(n))]) {
+  const dirs = [...(['nodes', 'hosts', 'seeds', 'robots'] as const).map((name) => layout.dir(name)), join(layout.root, SCHEDULE_DIR), ...inboxes.map((n) => layout.inbox(n))];
+  for (const dir of dirs) {
     let entries: string[];
     try {
       entries = await readdir(dir);

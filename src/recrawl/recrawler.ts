@@ -1,0 +1,247 @@
+import type { Clock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import type { FetchFailure } from '../errors.js';
+import type { Validators } from '../fetch/fetcher.js';
+import type { Frontier } from '../frontier/frontier.js';
+import type { HostState } from '../frontier/host-state.js';
+import type { Logger } from '../progress/logger.js';
+import type { Layout } from '../store/layout.js';
+import { readJsonValidated, readWhole } from '../store/read-whole.js';
+import { asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
+import type { RecrawlPolicy } from './recrawl-policy.js';
+import { loadSchedule, writeSchedule, type HostSchedule } from './schedule-file.js';
+import { contentSignature } from './signature.js';
+import { revisitBackoff } from './revisit-backoff.js';
+import { withVisit } from './visit-record.js';
+
+/** A schedule is written at most this often per host while pages are committed. */
+const FLUSH_EVERY_MS = 5_000;
+
+export interface RecrawlerDeps {
+  readonly config: CrawlConfig;
+  readonly policy: RecrawlPolicy;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly layout: Layout;
+  readonly frontier: Frontier;
+}
+
+interface HostBook {
+  readonly schedule: HostSchedule;
+  dirty: boolean;
+  lastWrite: number;
+}
+
+/** What a revisit needs before its request: the page's previous links record. */
+export type Preparation = { readonly due: true; readonly validators?: Validators } | { readonly due: false };
+
+/**
+ * Revisits (docs/recrawl.md): knows when each page of the hosts this node owns is due
+ * (one schedule file per host, rebuilt from the links records when missing or stale),
+ * queues what is due, sends the stored validators, tells a changed page from an unchanged
+ * one, keeps each page's history and interval in its links record, and backs failing
+ * revisits off.
+ */
+export class Recrawler {
+  readonly #d: RecrawlerDeps;
+  readonly #books = new Map<string, HostBook>();
+  /** Previous links records of revisits in flight, by `host/key`. */
+  readonly #previous = new Map<string, LinksRecord>();
+
+  constructor(deps: RecrawlerDeps) {
+    this.#d = deps;
+  }
+
+  /**
+   * Takes a host's pages into account when the host is taken (instead of marking them
+   * done): due ones are queued, later ones wait as timed retries with --watch and count as
+   * done without. Errs records of revisits decide too: final ones are retired, the others
+   * are due at their next attempt. Returns false when the host was let go meanwhile.
+   */
+  async load(host: HostState, linksKeys: ReadonlySet<string>, errs: ReadonlyMap<string, ErrsRecord>): Promise<boolean> {
+    const { layout, policy, clock, frontier, config, log } = this.#d;
+    const { schedule, recordsRead } = await loadSchedule(layout, host.dir, linksKeys, policy.afterMs);
+    if (host.phase !== 'loading') return false;
+    const book: HostBook = { schedule, dirty: recordsRead > 0, lastWrite: -Infinity };
+    this.#books.set(host.dir, book);
+    if (recordsRead > 0) log.info('rebuilt recrawl schedule', { host: host.dir, recordsRead, pages: schedule.size });
+    // Written before anything is queued: from here to the host's `ready` nothing may wait.
+    if (book.dirty) await this.flush(host.dir);
+    if (host.phase !== 'loading') return false;
+    const wallNow = clock.now();
+    const monoNow = clock.monotonic();
+    const timed: { item: { url: string; key: string; depth: number }; at: number }[] = [];
+    for (const [key, e] of schedule) {
+      const err = errs.get(key);
+      if (err?.final === true) {
+        host.addDone(key);
+        continue;
+      }
+      const errDue = err?.nextAttemptAt ? Date.parse(err.nextAttemptAt) : NaN;
+      const due = Number.isFinite(errDue) ? Math.max(e.dueMs, errDue) : e.dueMs;
+      const item = { url: e.url, key, depth: e.depth };
+      // A failed revisit waits as a retry even when due (the host's errs records are read as retries too).
+      if (due <= wallNow && err === undefined) frontier.requeue(host, item);
+      else if (due <= wallNow || config.watch) timed.push({ item, at: monoNow + Math.max(0, due - wallNow) });
+      else host.addDone(key);
+    }
+    // The retry timer is armed once, for the last: arming per item would scan the retries each time.
+    const last = timed.pop();
+    for (const t of timed) host.addRetry(t.item, t.at);
+    if (last !== undefined) frontier.addRetry(host, last.item, last.at);
+    return true;
+  }
+
+  /**
+   * Before a request: the validators of a page fetched before, or `due: false` when its
+   * links record says it is not due yet (the schedule was older than the record: the visit
+   * is put back at its time).
+   */
+  async prepare(host: HostState, key: string): Promise<Preparation> {
+    const book = this.#books.get(host.dir);
+    if (book === undefined || !book.schedule.has(key)) return { due: true };
+    let prev: LinksRecord;
+    try {
+      prev = await readJsonValidated(this.#d.layout.links(host.dir, key), asLinksRecord);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && !(err instanceof SyntaxError) && !(err instanceof TypeError)) throw err;
+      book.schedule.delete(key);
+      return { due: true };
+    }
+    const e = book.schedule.get(key)!;
+    const dueMs = prev.nextFetchAt === undefined ? e.dueMs : Math.max(e.dueMs, Date.parse(prev.nextFetchAt) || 0);
+    if (dueMs > this.#d.clock.now()) {
+      this.#reschedule(host, key, { url: e.url, depth: e.depth, dueMs });
+      return { due: false };
+    }
+    this.#previous.set(`${host.dir}/${key}`, prev);
+    const validators = {
+      ...(prev.etag !== undefined ? { etag: prev.etag } : {}),
+      ...(prev.lastModified !== undefined ? { lastModified: prev.lastModified } : {}),
+    };
+    return { due: true, ...(prev.html !== null && (prev.etag !== undefined || prev.lastModified !== undefined) ? { validators } : {}) };
+  }
+
+  /** Forgets the previous record of a revisit that will not be committed. */
+  abandon(hostDir: string, key: string): void {
+    this.#previous.delete(`${hostDir}/${key}`);
+  }
+
+  /**
+   * The links record to write for a fetched page, with its visit history, interval and due
+   * time, and whether its body must be written (false when the stored one stands: a 304 or
+   * the same signature).
+   */
+  async pageRecord(
+    hostDir: string,
+    key: string,
+    record: LinksRecord,
+    body: Buffer | null,
+    notModified: boolean,
+  ): Promise<{ record: LinksRecord; writeBody: boolean; changed: boolean }> {
+    const { policy, clock } = this.#d;
+    const prev = this.#previous.get(`${hostDir}/${key}`);
+    const nowMs = clock.now();
+    if (notModified && prev !== undefined) {
+      const r = withVisit(prev, { nowMs, status: record.status, changed: false, bytes: 0, policy, node: record.node, durationMs: record.durationMs });
+      return { record: r, writeBody: false, changed: false };
+    }
+    const signature = body === null ? undefined : contentSignature(body);
+    let changed = true;
+    if (prev !== undefined && signature !== undefined && prev.html !== null) {
+      const before = prev.signature ?? (await this.#storedSignature(prev.html));
+      changed = before !== signature;
+    } else if (prev !== undefined && body === null) {
+      // No body (a redirect, a non-HTML page): changed when where it leads or its status did.
+      changed = prev.status !== record.status || prev.finalUrl !== record.finalUrl || prev.html !== null;
+    }
+    const base: LinksRecord = {
+      ...record,
+      ...(signature !== undefined ? { signature } : {}),
+      ...(prev?.history !== undefined ? { history: prev.history } : {}),
+      ...(prev?.intervalMs !== undefined ? { intervalMs: prev.intervalMs } : {}),
+      ...(prev !== undefined && !changed && prev.changedAt !== undefined ? { changedAt: prev.changedAt } : {}),
+    };
+    const r = withVisit(base, { nowMs, status: record.status, changed, bytes: body?.length ?? 0, policy, first: prev === undefined });
+    return { record: r, writeBody: body !== null && changed, changed };
+  }
+
+  /** After a page's record is written: its next visit is scheduled (and armed with --watch). */
+  committed(host: HostState, record: LinksRecord, key: string): void {
+    this.#previous.delete(`${host.dir}/${key}`);
+    const dueMs = Date.parse(record.nextFetchAt ?? '') || this.#d.clock.now() + this.#d.policy.afterMs;
+    this.#reschedule(host, key, { url: record.url, depth: record.depth, dueMs });
+  }
+
+  /**
+   * The wait before the next attempt of a revisit that failed (2, 4, 8 times its interval),
+   * or undefined when it is retired (docs/recrawl.md). Not a revisit: null (the usual rules).
+   */
+  revisitRetry(hostDir: string, key: string, failure: FetchFailure, attempts: number): number | undefined | null {
+    const prev = this.#previous.get(`${hostDir}/${key}`);
+    if (prev === undefined) return null;
+    this.#previous.delete(`${hostDir}/${key}`);
+    return revisitBackoff(prev.intervalMs ?? this.#d.policy.afterMs, attempts, failure.status);
+  }
+
+  /** After a revisit's errs record is written: with --watch it waits as a timed retry, without it is done for this run. */
+  failed(host: HostState, item: { url: string; key: string; depth: number }, retryInMs: number | undefined): void {
+    const book = this.#books.get(host.dir);
+    if (retryInMs === undefined) {
+      book?.schedule.delete(item.key);
+      if (book !== undefined) book.dirty = true;
+      host.markDone(item.key);
+      return;
+    }
+    this.#reschedule(host, item.key, { url: item.url, depth: item.depth, dueMs: this.#d.clock.now() + retryInMs });
+  }
+
+  #reschedule(host: HostState, key: string, e: { url: string; depth: number; dueMs: number }): void {
+    const { clock, config, frontier } = this.#d;
+    const book = this.#books.get(host.dir);
+    if (book === undefined) return;
+    book.schedule.set(key, e);
+    book.dirty = true;
+    host.markDone(key);
+    if (config.watch && host.phase === 'ready') {
+      frontier.addRetry(host, { url: e.url, key, depth: e.depth }, clock.monotonic() + Math.max(0, e.dueMs - clock.now()));
+    }
+    if (clock.monotonic() - book.lastWrite >= FLUSH_EVERY_MS) void this.flush(host.dir).catch(() => undefined);
+  }
+
+  /** Writes a host's schedule when it changed. */
+  async flush(hostDir: string): Promise<void> {
+    const book = this.#books.get(hostDir);
+    if (book === undefined || !book.dirty) return;
+    const { layout, config, clock } = this.#d;
+    book.dirty = false;
+    book.lastWrite = clock.monotonic();
+    try {
+      await writeSchedule(layout, hostDir, book.schedule, { nodeId: config.nodeId, fsync: config.fsync, nowMs: clock.now() });
+    } catch (err) {
+      book.dirty = true;
+      throw err;
+    }
+  }
+
+  /** Writes every changed schedule (at the end of a run, or when a host is let go). */
+  async flushAll(): Promise<void> {
+    for (const dir of this.#books.keys()) await this.flush(dir);
+  }
+
+  /** Forgets a host let go, after writing its schedule when `write` (the lease is still ours). */
+  async forget(hostDir: string, write: boolean): Promise<void> {
+    if (write) await this.flush(hostDir).catch(() => undefined);
+    this.#books.delete(hostDir);
+  }
+
+  /** The MD5 of a stored body (records written before signatures were kept). */
+  async #storedSignature(relativeHtml: string): Promise<string | undefined> {
+    try {
+      return contentSignature(await readWhole(`${this.#d.layout.root}/${relativeHtml}`));
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,155 @@
+import { Parser } from 'htmlparser2';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+
+/** One entry of a sitemap: a page (`urlset`) or another sitemap (`sitemapindex`). */
+export interface SitemapEntry {
+  readonly kind: 'page' | 'sitemap';
+  readonly loc: string;
+  /** `<lastmod>` as epoch ms, when present and valid. */
+  readonly lastmodMs?: number;
+}
+
+export interface SitemapResult {
+  readonly entries: SitemapEntry[];
+  /** Entries beyond `maxEntries` that were not kept. */
+  readonly dropped: number;
+  /** Why the sitemap could not be read (malformed, not a sitemap); entries found before stay. */
+  readonly error?: string;
+}
+
+/** The sitemap protocol's own limits: 50,000 URLs and 50 MB (uncompressed) per file. */
+export const SITEMAP_MAX_ENTRIES = 50_000;
+export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+/**
+ * Reads a sitemap as it streams in (sitemaps.org): XML `urlset` or `sitemapindex`, or a
+ * plain-text list of URLs, gzipped or not (told by its first bytes). Memory stays bounded:
+ * the body is never held whole, at most `maxEntries` entries are kept and at most
+ * `maxBytes` decoded bytes are read. Never throws for bad input: `error` says what was wrong.
+ */
+export async function parseSitemap(
+  body: Readable,
+  options: { maxEntries?: number; maxBytes?: number } = {},
+): Promise<SitemapResult> {
+  const maxEntries = options.maxEntries ?? SITEMAP_MAX_ENTRIES;
+  const maxBytes = options.maxBytes ?? SITEMAP_MAX_BYTES;
+  const entries: SitemapEntry[] = [];
+  let dropped = 0;
+  let error: string | undefined;
+  const add = (e: SitemapEntry): void => {
+    if (entries.length < maxEntries) entries.push(e);
+    else dropped++;
+  };
+
+  let mode: 'xml' | 'text' | undefined;
+  let root: string | undefined;
+  let inEntry: 'page' | 'sitemap' | undefined;
+  let field: 'loc' | 'lastmod' | undefined;
+  let loc = '';
+  let lastmod = '';
+  let textRest = '';
+  const xml = new Parser(
+    {
+      onopentag(name) {
+        const n = name.toLowerCase().replace(/^.*:/, '');
+        root ??= n;
+        if (n === 'url' && root === 'urlset') inEntry = 'page';
+        else if (n === 'sitemap' && root === 'sitemapindex') inEntry = 'sitemap';
+        else if (inEntry !== undefined && (n === 'loc' || n === 'lastmod')) field = n;
+        if (n === 'url' || n === 'sitemap') loc = lastmod = '';
+      },
+      ontext(text) {
+        if (field === 'loc') loc += text;
+        else if (field === 'lastmod') lastmod += text;
+      },
+      onclosetag(name) {
+        const n = name.toLowerCase().replace(/^.*:/, '');
+        if (n === 'loc' || n === 'lastmod') field = undefined;
+        else if ((n === 'url' || n === 'sitemap') && inEntry !== undefined) {
+          const ms = Date.parse(lastmod.trim());
+          if (loc.trim() !== '') add({ kind: inEntry, loc: decodeEntities(loc.trim()), ...(Number.isFinite(ms) ? { lastmodMs: ms } : {}) });
+          inEntry = undefined;
+        }
+      },
+    },
+    { xmlMode: true, decodeEntities: false },
+  );
+  const textLine = (line: string): void => {
+    const t = line.trim();
+    if (/^https?:\/\/\S+$/i.test(t)) add({ kind: 'page', loc: t });
+  };
+
+  let bytes = 0;
+  const utf8 = new StringDecoder('utf8'); // a character split across chunks stays whole
+  try {
+    for await (const chunk of chunks(body)) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        error = `larger than ${maxBytes} bytes: read no further`;
+        break;
+      }
+      const text = utf8.write(chunk);
+      if (mode === undefined) {
+        const start = text.trimStart();
+        if (start === '') continue;
+        mode = start.startsWith('<') ? 'xml' : 'text';
+      }
+      if (mode === 'xml') xml.write(text);
+      else {
+        const lines = (textRest + text).split(/\r?\n/);
+        textRest = lines.pop()!;
+        lines.forEach(textLine);
+      }
+      if (dropped > 0 && entries.length >= maxEntries) break;
+    }
+  } catch (err) {
+    error = `unreadable: ${(err as Error).message}`;
+  }
+  if (mode === 'xml') xml.end();
+  else if (mode === 'text') textLine(textRest);
+  if (error === undefined && mode === 'xml' && root !== 'urlset' && root !== 'sitemapindex') {
+    error = `not a sitemap (root element ${root === undefined ? 'missing' : `<${root}>`})`;
+  }
+  if (error === undefined && mode === undefined) error = 'empty sitemap';
+  return { entries, dropped, ...(error !== undefined ? { error } : {}) };
+}
+
+/** The chunks of a body, gunzipped when it starts with the gzip magic bytes. */
+async function* chunks(body: Readable): AsyncGenerator<Buffer> {
+  const it = body[Symbol.asyncIterator]();
+  const head = await it.next();
+  if (head.done === true) return;
+  const firstChunk = Buffer.from(head.value as Uint8Array);
+  const gzip = firstChunk[0] === GZIP_MAGIC[0] && firstChunk[1] === GZIP_MAGIC[1];
+  if (!gzip) {
+    yield firstChunk;
+    for (let r = await it.next(); r.done !== true; r = await it.next()) yield Buffer.from(r.value as Uint8Array);
+    return;
+  }
+  const gunzip = createGunzip();
+  const feed = (async () => {
+    try {
+      gunzip.write(firstChunk);
+      for (let r = await it.next(); r.done !== true; r = await it.next()) {
+        if (!gunzip.write(Buffer.from(r.value as Uint8Array))) await new Promise((res) => gunzip.once('drain', res));
+      }
+      gunzip.end();
+    } catch (err) {
+      gunzip.destroy(err as Error);
+    }
+  })();
+  try {
+      for await (const c of gunzip) yield c as Buffer;
+    } finally {
+      gunzip.destroy();
+      await feed.catch(() => undefined);
+    }
+  }
+
+  function decodeEntities(s: string): string {
+    return s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e]!);
+  }
