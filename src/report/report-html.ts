@@ -83,7 +83,7 @@ function nodesTable(r: ReportData): string {
   return `<table id="nodes"><thead><tr><th>node</th><th>state</th><th>pages</th><th>pages/s (last)</th><th>machine</th><th>last heartbeat</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-const STYLE = `
+const PAGE_CSS = `
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
 header{background:#1d2330;color:#fff;padding:14px 24px}header h1{font-size:18px;margin:0}header p{margin:2px 0 0;color:#aab3c5;font-size:12px}
 main{padding:16px 24px;max-width:1400px;margin:auto}.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-bottom:16px}
@@ -141,7 +141,7 @@ export function renderReport(r: ReportData): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>mountcrawl report: ${esc(r.data)}</title><style>${STYLE}</style></head>
+<title>mountcrawl report: ${esc(r.data)}</title><style>${PAGE_CSS}</style></head>
 <body><header><h1>mountcrawl report</h1><p>${esc(r.data)} · generated ${esc(r.generatedAt)}${
     r.timeline.start ? ` · first fetch ${esc(r.timeline.start)}` : ''
   }</p></header><main>
