@@ -255,16 +255,19 @@ export class Reseeder {
    */
   #offerLinks(links: readonly unknown[], depth: number, sink: ReseedSink, stats: ReseedStats, memo: LinkMemo): boolean | Promise<boolean> {
     let complete = true;
-    const count = (r: string): void => {
+    const offer = (link: unknown): OfferResult | Promise<OfferResult> | undefined => {
+      if (typeof link !== 'string') return undefined;
+      const target = hostDirOfNormalized(link);
+      if (target === undefined || !sink.wantsHost(target) || !memo.first(link, depth)) return undefined;
+      return sink.offer(link, target, depth);
+    };
+    const count = (r: OfferResult): void => {
       if (r === 'queued') stats.queued++;
       else if (r === 'full') complete = false;
     };
     for (let i = 0; i < links.length; i++) {
-      const link = links[i];
-      if (typeof link !== 'string') continue;
-      const target = hostDirOfNormalized(link);
-      if (target === undefined || !sink.wantsHost(target) || !memo.first(link, depth)) continue;
-      const offered = sink.offer(link, target, depth);
+      const offered = offer(links[i]);
+      if (offered === undefined) continue;
       if (typeof offered === 'string') {
         count(offered);
         continue;
@@ -272,10 +275,8 @@ export class Reseeder {
       return (async () => {
         count(await offered);
         for (const rest of links.slice(i + 1)) {
-          if (typeof rest !== 'string') continue;
-          const t = hostDirOfNormalized(rest);
-          if (t === undefined || !sink.wantsHost(t) || !memo.first(rest, depth)) continue;
-          count(await sink.offer(rest, t, depth));
+          const r = offer(rest);
+          if (r !== undefined) count(await r);
         }
         return complete;
       })();
