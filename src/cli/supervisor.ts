@@ -180,7 +180,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     const idle = slots.filter((s) => (s.snapshot?.pages ?? 0) === 0 && (s.snapshot?.errors ?? 0) === 0);
     if (idle.length > 0 && config.partition === 'host' && stopping === undefined) {
       lines.push(
-        `${idle.map((s) => `node ${s.index + 1}`).join(', ')} fetched nothing: owned no host: rendezvous hashing gave each of the ${held.hosts.length} hosts ` +
+        `${idle.map((s) => `node ${s.index + 1}`).join(', ')} fetched nothing: owned no host: rendezvous hashing gave ${held.hosts.length === 1 ? 'the only host' : `each of the ${held.hosts.length} hosts`} ` +
           `to another node (one node per host; --partition url shares one host's pages between nodes)`,
       );
     }

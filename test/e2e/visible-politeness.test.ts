@@ -73,23 +73,22 @@ describe('totals that add up under --processes', { timeout: 90_000 }, () => {
   });
 
   test('a node that owns no host says so once, and why', async () => {
-    const site = await startGeneratedSite({ hosts: 2, pagesPerHost: 5, linksPerPage: 2 });
+    const site = await startGeneratedSite({ hosts: 1, pagesPerHost: 6, linksPerPage: 2 });
     const data = await tempDir();
     try {
-      // Two hosts, three nodes: at least one node owns none (which ones depends on when each
-      // started, so the line is checked against each node's own summary).
-      const seeds = site.hosts.map((h) => `${h.origin}/`);
-      const r = await runCli(['crawl', ...seeds, '--data', data.path, '--processes', '3', ...FAST]);
+      // One host, three nodes: at least two own none. Which ones depends on when each started
+      // (the host moves to its owner by rendezvous as nodes join, and a node that held it for
+      // a moment fetched something), so the line is checked against each node's own summary.
+      const r = await runCli(['crawl', `${site.hosts[0]!.origin}/`, '--data', data.path, '--processes', '3', ...FAST]);
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stderr.split('\n').filter((l) => l.includes('owned no host'));
       assert.equal(lines.length, 1, r.stderr);
-      const m = /^mountcrawl: ((?:node \d(?:, )?)+) fetched nothing: owned no host: rendezvous hashing gave each of the 2 hosts to another node/.exec(lines[0]!);
+      const m = /^mountcrawl: ((?:node \d(?:, )?)+) fetched nothing: owned no host: rendezvous hashing gave the only host to another node/.exec(lines[0]!);
       assert.ok(m, lines[0]);
       const named = m[1]!.split(', ').map((n) => Number(n.slice(5))).sort();
       const empty = [1, 2, 3].filter((i) => new RegExp(`^\\[${i}\\] done \\(complete\\): 0 pages`, 'm').test(r.stderr));
-      assert.ok(empty.length >= 1);
       assert.deepEqual(named, empty, r.stderr);
-      assert.match(r.stderr, /data directory: 10 pages of 2 hosts, 0 errors/);
+      assert.match(r.stderr, /data directory: 6 pages of 1 hosts, 0 errors/);
     } finally {
       await site.close();
       await data.cleanup();
