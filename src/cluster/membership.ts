@@ -183,6 +183,12 @@ export class Membership {
     return ids.sort();
   }
 
+  /** The latest record of live peer `nodeId` (which process runs that id), undefined when none. */
+  recordOf(nodeId: string): NodeRecord | undefined {
+    const peer = this.#peers.get(nodeId);
+    return peer?.alive === true ? peer.record : undefined;
+  }
+
   /** Live peers' latest records (for the status line). */
   livePeers(): NodeRecord[] {
     return [...this.#peers.values()].filter((p) => p.alive).map((p) => p.record);

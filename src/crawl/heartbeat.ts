@@ -5,6 +5,7 @@ import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
+import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import type { Parts } from './node-parts.js';
 
 /** Every how many heartbeats each held lease is read back (a listing checks them every beat). */
@@ -47,6 +48,8 @@ export class Heartbeat {
   /** Whether every live node was idle at the last heartbeat. */
   #allIdleSeen = false;
   #closed = false;
+  /** Closes WARC files left open by nodes that died, on any machine (docs/warc.md). */
+  #warcSweeper: DeadWarcSweeper | undefined;
 
   constructor(deps: HeartbeatDeps) {
     this.#d = deps;
@@ -69,6 +72,7 @@ export class Heartbeat {
     this.#closed = true;
     this.#d.clock.clearTimeout(this.#timer);
     await this.#running;
+    await this.#warcSweeper?.close();
   }
 
   /** What this node says about itself in its record. */
@@ -111,6 +115,14 @@ export class Heartbeat {
       await p.guard.checkMarker();
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
       const changed = await p.membership.observe();
+      this.#warcSweeper ??= new DeadWarcSweeper({
+        dir: p.layout.warc(),
+        selfId: config.nodeId,
+        liveness: p.membership,
+        log,
+        everyTicks: Math.max(1, Math.round(config.deadAfterMs / 2 / config.heartbeatMs)),
+      });
+      this.#warcSweeper.tick();
       stats.nodesAlive = p.membership.liveIds().length;
       stats.queued = p.frontier.queued;
       stats.inFlight = p.requests.inFlight;

@@ -1,16 +1,17 @@
 import { hostname } from 'node:os';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir, open, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { Layout } from '../store/layout.js';
-import { bootId, isDeadLocalProcess } from '../cluster/local-liveness.js';
+import { bootId } from '../cluster/local-liveness.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../progress/logger.js';
 import { cdxjLine } from './cdxj.js';
 import type { CaptureSink, Exchange } from './exchange.js';
 import { exchangeRecords, warcinfoRecord, type BuiltRecord } from './warc-records.js';
-import { OPEN_SUFFIX, cdxjNameOf, openWarcFiles, repairWarc, writerOf } from './warc-repair.js';
+import { repairDeadWarcs, repairLine } from './dead-writer-repair.js';
+import { OPEN_SUFFIX, cdxjNameOf } from './warc-repair.js';
 
 export interface WarcCaptureOptions {
   /** The warc/ directory of the data directory (created if missing; its parent never is). */
@@ -130,9 +131,14 @@ export class WarcCapture implements CaptureSink {
     if (!this.#repaired) await this.#repairDead();
     const total = built.reduce((n, r) => n + r.bytes.length, 0);
     if (this.#file !== undefined && this.#file.records > 0 && this.#file.size + total > this.#o.maxSize) await this.#closeFile();
-    const f = this.#file ?? (await this.#newFile());
-    const start = f.size;
-    await this.#writeAt(f.path, Buffer.concat(built.map((r) => r.bytes), total), f, 'warc');
+    const data = Buffer.concat(built.map((r) => r.bytes), total);
+    let f = this.#file ?? (await this.#newFile());
+    // A file taken by a repairer before or during this write: the batch goes to a new file
+    // (a copy may also be in the taken file; a record twice is harmless, a record lost is not).
+    while ((await this.#writeAt(f.path, data, f, 'warc').then(() => false, (err) => this.#takenOr(f, err))) || (await this.#taken(f))) {
+      f = await this.#newFile();
+    }
+    const start = f.size - total;
     let offset = start;
     for (const r of built) {
       if (r.type === 'response') {
@@ -156,6 +162,12 @@ export class WarcCapture implements CaptureSink {
     const lines = Buffer.from(f.cdxPending);
     await this.#writeAt(f.cdxPath, lines, f, 'cdx');
     f.cdxPending = '';
+  }
+
+  /** True when `err` (of a write to `f`) is because `f` was taken by a repairer; else rethrows it. */
+  async #takenOr(f: OpenFile, err: unknown): Promise<boolean> {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (await this.#taken(f))) return true;
+    throw err;
   }
 
   /** Writes `data` at the end this writer knows of, cutting off what a failed write left. */
@@ -230,32 +242,48 @@ export class WarcCapture implements CaptureSink {
 
   async #closeFile(): Promise<void> {
     const f = this.#file!;
-    if (f.dirty || f.cdxDirty || f.cdxPending !== '') {
-      // Cut a torn tail and write the index lines still owed, then close.
-      await this.#writeAt(f.path, Buffer.alloc(0), f, 'warc');
-      await this.#writeAt(f.cdxPath, Buffer.from(f.cdxPending), f, 'cdx');
-      f.cdxPending = '';
+    try {
+      if (f.dirty || f.cdxDirty || f.cdxPending !== '') {
+        // Cut a torn tail and write the index lines still owed, then close.
+        await this.#writeAt(f.path, Buffer.alloc(0), f, 'warc');
+        await this.#writeAt(f.cdxPath, Buffer.from(f.cdxPending), f, 'cdx');
+        f.cdxPending = '';
+      }
+      await rename(f.path, join(this.#o.dir, f.name));
+    } catch (err) {
+      if (!(await this.#takenOr(f, err))) throw err;
     }
-    await rename(f.path, join(this.#o.dir, f.name));
     this.#file = undefined;
   }
 
-  /** Closes the `.open` files of writers that are dead (killed on this machine). */
+  /**
+   * Closes the `.open` files of writers known dead without watching heartbeats (killed on
+   * this machine, or an earlier run of this node id); the heartbeat closes those of nodes
+   * that died elsewhere (dead-writer-repair.ts).
+   */
   async #repairDead(): Promise<void> {
     this.#repaired = true;
-    for (const name of await openWarcFiles(this.#o.dir)) {
-      if (this.#file !== undefined && name === `${this.#file.name}${OPEN_SUFFIX}`) continue;
-      const writer = await writerOf(join(this.#o.dir, name)).catch(() => undefined);
-      if (writer === undefined || !isDeadLocalProcess(writer)) continue;
-      try {
-        const r = await repairWarc(this.#o.dir, name, this.#o.nodeId);
-        this.#log.warn(
-          `warc: closed ${name} left open by node ${writer.node}: ${r.records} records kept` +
-            (r.cut > 0 ? `, a torn last record of ${r.cut} bytes cut off` : ''),
-        );
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // ENOENT: another node repaired it
-      }
+    for (const r of await repairDeadWarcs(this.#o.dir, this.#o.nodeId, undefined)) this.#log.warn(repairLine(r));
+  }
+
+  /**
+   * True when the current file was taken from this writer: another node counted this one dead
+   * (its heartbeat did not get through for --dead-after) and claimed the file for repair
+   * (docs/warc.md). Its records written so far are kept there; the writer goes on in a new
+   * file. False when the directory itself is gone (a mount fault, reported as such).
+   */
+  async #taken(f: OpenFile): Promise<boolean> {
+    try {
+      await stat(f.path);
+      return false;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
+    await stat(this.#o.dir); // throws when the mount is gone
+    if (this.#file === f) {
+      this.#file = undefined;
+      this.#log.warn(`warc: ${f.name} was closed by another node that counted this one dead; writing on in a new file`);
+    }
+    return true;
   }
 }

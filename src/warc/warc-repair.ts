@@ -1,4 +1,4 @@
-import { readdir, rename, stat, truncate } from 'node:fs/promises';
+import { rename, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { cdxjLine, surtOf, type CdxEntry } from './cdxj.js';
@@ -65,15 +65,21 @@ export async function writerOf(path: string): Promise<WarcWriterInfo | undefined
 }
 
 /**
- * Closes a WARC file whose writer is dead (docs/warc.md): keeps every complete exchange
- * (a response and the request record written after it), cuts the torn rest off, writes its CDXJ index again from the records themselves (so no line
- * points past the end), and renames `X.warc.gz.open` to `X.warc.gz`. Safe to repeat: two
- * nodes repairing the same file cut it at the same place and write the same index.
+ * Closes a WARC file whose writer is dead (docs/warc.md), found under `name` (its `.open`
+ * name, or the claim name a repairer gave it: dead-writer-repair.ts): keeps every complete
+ * exchange (a response and the request record written after it), cuts the torn rest off,
+ * writes its CDXJ index again from the records themselves (so no line points past the end),
+ * and renames it to `finalName`. A file with not even a whole warcinfo record is removed with
+ * its index. Safe to repeat: the cut and the index depend only on the bytes of the file.
  * Returns the records kept and the bytes cut off.
  */
-export async function repairWarc(dir: string, openName: string, nodeId: string): Promise<{ records: number; cut: number; size: number }> {
-  const path = join(dir, openName);
-  const finalName = openName.slice(0, -OPEN_SUFFIX.length);
+export async function repairWarc(
+  dir: string,
+  name: string,
+  finalName: string,
+  nodeId: string,
+): Promise<{ records: number; cut: number; size: number }> {
+  const path = join(dir, name);
   const { getSurt } = await loadWarcio();
   const reader = new WarcFileReader(path);
   let lines = '';
@@ -97,17 +103,14 @@ export async function repairWarc(dir: string, openName: string, nodeId: string):
     end = rec.offset + rec.length;
   }
   const { size } = await stat(path);
+  const cdxPath = join(dir, cdxjNameOf(finalName));
+  if (end === 0) {
+    await unlink(cdxPath).catch(() => undefined);
+    await unlink(path);
+    return { records: 0, cut: size, size: 0 };
+  }
   if (size > end) await truncate(path, end);
-  await writeFileAtomic(join(dir, cdxjNameOf(openName)), lines, { nodeId, fsync: true });
+  await writeFileAtomic(cdxPath, lines, { nodeId, fsync: true });
   await rename(path, join(dir, finalName));
   return { records, cut: Math.max(0, size - end), size: end };
-}
-
-/** The WARC files of `dir` still named `.open`, oldest first. */
-export async function openWarcFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [] as string[];
-    throw err;
-  });
-  return names.filter((n) => n.endsWith(`.warc.gz${OPEN_SUFFIX}`) && !n.startsWith('.')).sort();
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { appendFile, readFile, readdir } from 'node:fs/promises';
+import { appendFile, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +13,7 @@ import { BIN, FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { listFiles, readJson } from '../support/data-files.js';
 import { startTestSite } from '../support/test-site.js';
 import { checkWarcDir, parseWarcFile, responsePairs } from '../support/warc-check.js';
+import { FAR, leftOpen } from '../support/warc-left-open.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -195,5 +196,62 @@ describe('crawl --warc killed with SIGKILL', { timeout: 120_000 }, () => {
     assert.equal(links.length, 300);
     const warc = responsePairs(after);
     for (const p of pairs) assert.ok(warc.has(p), `${p} missing from the WARC files`);
+  });
+});
+
+describe('crawl --warc: a file left open by a node that died on another machine', { timeout: 120_000 }, () => {
+  let site: LoopbackSite;
+  let data: { path: string; cleanup: () => Promise<void> };
+
+  before(async () => {
+    site = await startTestSite();
+    data = await tempDir();
+  });
+  after(async () => {
+    await site.close();
+    await data.cleanup();
+  });
+
+  test("a node of this machine closes it once the dead node's heartbeat is stale; a live writer's file is left alone", async () => {
+    const node = spawnCli(['crawl', site.url(0, '/'), '--data', data.path, '--warc', '--watch', ...FAST, '--dead-after', '3000']);
+    const warcDir = join(data.path, 'warc');
+    await until(async () => existsSync(join(data.path, 'nodes')) && existsSync(warcDir), 60_000);
+    // ws9 died on another machine: its record stays, its counter never moves again.
+    // ws8 runs on another machine: the test beats for it.
+    const record = (id: string, counter: number): string =>
+      JSON.stringify({ id, counter, state: 'crawling', idleEpoch: 0, ...FAR, heartbeatMs: 100, startedAt: '', updatedAt: '', round: 0, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 });
+    await writeFile(join(data.path, 'nodes', 'ws9.json'), record('ws9', 7));
+    let counter = 0;
+    let beating = true;
+    const beat = async (): Promise<void> => {
+      const tmp = join(data.path, 'nodes', `.ws8-beat-${counter}`);
+      await writeFile(tmp, record('ws8', ++counter));
+      await rename(tmp, join(data.path, 'nodes', 'ws8.json'));
+    };
+    await beat();
+    const beats = (async () => {
+      while (beating) {
+        await beat();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    try {
+      const dead = await leftOpen(warcDir, 'ws9', 0);
+      const live = await leftOpen(warcDir, 'ws8', 0);
+      const liveBytes = await readFile(join(warcDir, `${live}.open`));
+      await until(async () => existsSync(join(warcDir, dead)), 60_000);
+      assert.match(node.stderrSoFar(), new RegExp(`warc: closed ${dead} left open by node ws9: 5 records kept, a torn last record of \\d+ bytes cut off`));
+      assert.deepEqual(await readFile(join(warcDir, `${live}.open`)), liveBytes, "the live writer's file is untouched");
+    } finally {
+      beating = false;
+      await beats;
+    }
+    node.kill('SIGINT');
+    const r = await node.done;
+    assert.equal(r.code, 130, r.stderr);
+    const names = await readdir(warcDir);
+    for (const n of names.filter((x) => x.includes('-ws8-'))) await rm(join(warcDir, n));
+    const set = await checkWarcDir(warcDir);
+    assert.ok(set.files.length >= 2, 'the repaired file and the node\'s own');
   });
 });
