@@ -51,6 +51,8 @@ export interface FetchedResponse {
 export interface Validators {
   readonly etag?: string;
   readonly lastModified?: string;
+  /** The stored copy they come from (not sent): a 304's WARC revisit record refers to it. */
+  readonly previous?: { readonly url: string; readonly fetchedAt: string };
 }
 
 /** Per-request options. */
@@ -187,6 +189,7 @@ export class Fetcher {
         rawHeaders: rawHeaders!,
         body: side?.body ?? body,
         truncated: side?.truncated ?? truncated,
+        ...(validators?.previous === undefined ? {} : { refersTo: validators.previous }),
       });
       return {
         url,

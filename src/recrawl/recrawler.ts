@@ -119,6 +119,8 @@ export class Recrawler {
     const validators = {
       ...(prev.etag !== undefined ? { etag: prev.etag } : {}),
       ...(prev.lastModified !== undefined ? { lastModified: prev.lastModified } : {}),
+      // The capture whose content this is: the visit that last found it changed, else the fetch.
+      previous: { url: prev.url, fetchedAt: prev.changedAt ?? prev.fetchedAt },
     };
     return { due: true, ...(prev.html !== null && (prev.etag !== undefined || prev.lastModified !== undefined) ? { validators } : {}) };
   }

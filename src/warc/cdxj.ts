@@ -34,8 +34,8 @@ export function cdxTimestamp(isoDate: string): string {
 
 /**
  * One CDXJ line: `SURT timestamp {json}` and a newline, the index format pywb and
- * ReplayWeb.page read. Lines are written in the order records are; `LC_ALL=C sort` makes the
- * sorted index a replay tool's binary search wants.
+ * ReplayWeb.page read. Lines are appended in the order records are written; the index of a
+ * closed file is sorted (sortCdxj).
  */
 export function cdxjLine(e: CdxEntry): string {
   const json = {
@@ -44,10 +44,28 @@ export function cdxjLine(e: CdxEntry): string {
     ...(e.mime === '-' ? {} : { mime: e.mime }),
     status: String(e.status),
     // As warcio's and pywb's indexers write it: the digest without its algorithm prefix.
-    digest: e.digest.replace(/^[a-z0-9-]+:/i, ''),
+    // No payload digest (a server-not-modified revisit), no digest field, as warcio writes it.
+    ...(e.digest === '' ? {} : { digest: e.digest.replace(/^[a-z0-9-]+:/i, '') }),
     length: String(e.length),
     offset: String(e.offset),
     filename: e.filename,
   };
   return `${e.surt} ${cdxTimestamp(e.date)} ${JSON.stringify(json)}\n`;
 }
+
+/**
+ * CDXJ lines in the order replay tools binary-search (pywb, ReplayWeb.page): by SURT key,
+ * then timestamp, as `LC_ALL=C sort` orders them (bytes of the whole line; the space after
+ * the key sorts before any character of a key, so a key sorts before the keys it prefixes).
+ * Equal lines are kept.
+ */
+export function sortCdxj(text: string): string {
+  const lines = text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => Buffer.from(l));
+  lines.sort(Buffer.compare);
+  return Buffer.concat(lines.flatMap((l) => [l, NEWLINE])).toString();
+}
+
+const NEWLINE = Buffer.from('\n');

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { mkdir, open, rename, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
@@ -7,7 +7,8 @@ import { Layout } from '../store/layout.js';
 import { bootId } from '../cluster/local-liveness.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../progress/logger.js';
-import { cdxjLine } from './cdxj.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import { cdxjLine, sortCdxj } from './cdxj.js';
 import type { CaptureSink, Exchange } from './exchange.js';
 import { exchangeRecords, warcinfoRecord, type BuiltRecord } from './warc-records.js';
 import { repairDeadWarcs, repairLine } from './dead-writer-repair.js';
@@ -141,7 +142,7 @@ export class WarcCapture implements CaptureSink {
     const start = f.size - total;
     let offset = start;
     for (const r of built) {
-      if (r.type === 'response') {
+      if (r.type === 'response' || r.type === 'revisit') {
         f.cdxPending += cdxjLine({
           url: r.url,
           surt: r.surt,
@@ -249,6 +250,10 @@ export class WarcCapture implements CaptureSink {
         await this.#writeAt(f.cdxPath, Buffer.from(f.cdxPending), f, 'cdx');
         f.cdxPending = '';
       }
+      // The index as written (in record order) is replaced whole by the sorted one; a crash
+      // before the WARC's own rename leaves a `.open` file, whose repair writes it again.
+      const lines = await readFile(f.cdxPath, 'utf8');
+      await writeFileAtomic(f.cdxPath, sortCdxj(lines), { nodeId: this.#o.nodeId, fsync: this.#o.fsync });
       await rename(f.path, join(this.#o.dir, f.name));
     } catch (err) {
       if (!(await this.#takenOr(f, err))) throw err;

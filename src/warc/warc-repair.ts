@@ -1,7 +1,7 @@
 import { rename, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { cdxjLine, surtOf, type CdxEntry } from './cdxj.js';
+import { cdxjLine, sortCdxj, surtOf, type CdxEntry } from './cdxj.js';
 import { loadWarcio } from './warcio.js';
 import { WarcFileReader, httpHead } from './warc-file-reader.js';
 
@@ -68,7 +68,8 @@ export async function writerOf(path: string): Promise<WarcWriterInfo | undefined
  * Closes a WARC file whose writer is dead (docs/warc.md), found under `name` (its `.open`
  * name, or the claim name a repairer gave it: dead-writer-repair.ts): keeps every complete
  * exchange (a response and the request record written after it), cuts the torn rest off,
- * writes its CDXJ index again from the records themselves (so no line points past the end),
+ * writes its CDXJ index again, sorted, from the records themselves (so no line points past
+ * the end),
  * and renames it to `finalName`. A file with not even a whole warcinfo record is removed with
  * its index. Safe to repeat: the cut and the index depend only on the bytes of the file.
  * Returns the records kept and the bytes cut off.
@@ -90,7 +91,7 @@ export async function repairWarc(
   for await (const rec of reader.records()) {
     const type = rec.headers.get('warc-type');
     const entry = cdxEntryOf(rec, finalName, getSurt);
-    if (type === 'response') {
+    if (type === 'response' || type === 'revisit') {
       response = { id: rec.headers.get('warc-record-id') ?? '', line: entry === undefined ? '' : cdxjLine(entry) };
       continue;
     }
@@ -110,7 +111,7 @@ export async function repairWarc(
     return { records: 0, cut: size, size: 0 };
   }
   if (size > end) await truncate(path, end);
-  await writeFileAtomic(cdxPath, lines, { nodeId, fsync: true });
+  await writeFileAtomic(cdxPath, sortCdxj(lines), { nodeId, fsync: true });
   await rename(path, join(dir, finalName));
   return { records, cut: Math.max(0, size - end), size: end };
 }

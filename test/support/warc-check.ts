@@ -40,7 +40,7 @@ export function parseRecord(data: Buffer, offset: number, length: number): Parse
   const block = data.subarray(headEnd + 4, headEnd + 4 + n);
   if (block.length !== n || data.length !== headEnd + 4 + n + 4 || data.subarray(headEnd + 4 + n).toString() !== '\r\n\r\n') return undefined;
   const type = headers.get('warc-type');
-  if (type === 'response' || type === 'request') {
+  if (type === 'response' || type === 'request' || type === 'revisit') {
     const h = block.indexOf('\r\n\r\n');
     const head = block.subarray(0, h).toString('latin1').split('\r\n');
     return { offset, length, headers, block, http: { firstLine: head[0]!, headers: parseFields(head.slice(1).join('\r\n')), payload: block.subarray(h + 4) } };
@@ -82,6 +82,8 @@ export function sha256(b: Buffer): string {
 export interface WarcSet {
   readonly files: string[];
   readonly responses: ParsedRecord[];
+  /** Revisit records (304s of a recrawl), counted as responses in every other check. */
+  readonly revisits: ParsedRecord[];
   readonly requests: ParsedRecord[];
   readonly all: ParsedRecord[];
 }
@@ -96,7 +98,7 @@ export async function checkWarcDir(warcDir: string, options: { allowOpen?: boole
   const names = (await readdir(warcDir)).filter((n) => !n.startsWith('.')).sort();
   const files = names.filter((n) => /\.warc\.gz(\.open)?$/.test(n));
   if (!options.allowOpen) assert.deepEqual(files.filter((f) => f.endsWith('.open')), [], 'files left open');
-  const set: WarcSet = { files, responses: [], requests: [], all: [] };
+  const set: WarcSet = { files, responses: [], revisits: [], requests: [], all: [] };
   for (const name of files) {
     const buf = await readFile(join(warcDir, name));
     const { records, tail } = parseWarcFile(buf);
@@ -110,6 +112,15 @@ export async function checkWarcDir(warcDir: string, options: { allowOpen?: boole
       const type = r.headers.get('warc-type');
       if (type === 'warcinfo') continue;
       assert.equal(r.headers.get('warc-block-digest'), sha256(r.block), `block digest of ${type} ${r.headers.get('warc-target-uri')}`);
+      if (type === 'revisit') {
+        // A 304 (WARC 1.1, 6.7.3): the head as received, no payload and so no payload digest.
+        set.revisits.push(r);
+        assert.equal(r.headers.get('warc-profile'), 'http://netpreserve.org/warc/1.1/revisit/server-not-modified');
+        assert.match(r.http!.firstLine, /^HTTP\/1\.1 304/);
+        assert.equal(r.http!.payload.length, 0);
+        assert.equal(r.headers.get('warc-payload-digest'), undefined);
+        continue;
+      }
       assert.equal(r.headers.get('warc-payload-digest'), sha256(r.http!.payload), 'payload digest');
       if (type === 'response') {
         set.responses.push(r);
@@ -126,16 +137,21 @@ export async function checkWarcDir(warcDir: string, options: { allowOpen?: boole
     const paired = new Set<string>();
     for (const q of records.filter((r) => r.headers.get('warc-type') === 'request')) {
       const to = ids.get(q.headers.get('warc-concurrent-to')!);
-      assert.equal(to?.headers.get('warc-type'), 'response', 'request points at a response');
-      assert.equal(to.headers.get('warc-target-uri'), q.headers.get('warc-target-uri'));
+      assert.ok(['response', 'revisit'].includes(to?.headers.get('warc-type') ?? ''), 'request points at a response or revisit');
+      assert.equal(to!.headers.get('warc-target-uri'), q.headers.get('warc-target-uri'));
       assert.match(q.http!.firstLine, /^GET \S+ HTTP\/1\.1$/);
-      paired.add(to.headers.get('warc-record-id')!);
+      paired.add(to!.headers.get('warc-record-id')!);
     }
-    const responses = records.filter((r) => r.headers.get('warc-type') === 'response');
+    const responses = records.filter((r) => ['response', 'revisit'].includes(r.headers.get('warc-type')!));
     if (!options.allowTail) assert.equal(paired.size, responses.length, `${name}: every response has its request`);
     // The index: one line per response record, at exactly its offset and length.
     const cdxName = name.replace(/\.open$/, '').replace(/\.warc\.gz$/, '.cdxj');
     const lines = (await readFile(join(warcDir, cdxName), 'utf8')).split('\n').filter((l) => l !== '');
+    if (!name.endsWith('.open')) {
+      // A closed file's index is sorted as `LC_ALL=C sort` sorts it (docs/warc.md, "Sorted indexes").
+      const sorted = [...lines].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      assert.deepEqual(lines, sorted, `${cdxName} is not sorted`);
+    }
     const byOffset = new Map(responses.map((r) => [r.offset, r]));
     for (const line of lines) {
       const j = JSON.parse(line.slice(line.indexOf('{'))) as Record<string, string>;

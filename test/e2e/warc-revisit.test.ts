@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { WARCParser } from 'warcio';
+import { ChangingSite } from '../support/changing-site.js';
+import { BIN, FAST, runCli, tempDir } from '../support/cli.js';
+import { checkWarcDir } from '../support/warc-check.js';
+
+const PAGES = 20;
+const PROFILE = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
+
+describe('crawl --warc --recrawl-after: a 304 is a revisit record (docs/warc.md)', { timeout: 120_000 }, () => {
+  let site: ChangingSite;
+  let data: { path: string; cleanup: () => Promise<void> };
+  const warcDir = (): string => join(data.path, 'warc');
+
+  before(async () => {
+    site = await ChangingSite.start(PAGES);
+    data = await tempDir();
+    const crawl = (extra: string[]): ReturnType<typeof runCli> => runCli(['crawl', site.url('/p/0'), '--data', data.path, '--warc', ...FAST, ...extra]);
+    const first = await crawl([]);
+    assert.equal(first.code, 0, first.stderr);
+    const second = await crawl(['--recrawl-after', '0s']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.ok(site.notModified >= PAGES - 1, `only ${site.notModified} answers were 304`);
+  });
+  after(async () => {
+    await site.close();
+    await data.cleanup();
+  });
+
+  test('every 304 has a revisit record (server-not-modified) referring to the capture it confirms, and its request record', async () => {
+    const set = await checkWarcDir(warcDir()); // digests, pairs with requests, CDXJ lines
+    assert.equal(set.revisits.length, site.notModified, 'one revisit record per 304');
+    for (const v of set.revisits) {
+      const url = v.headers.get('warc-target-uri')!;
+      assert.equal(v.headers.get('warc-refers-to-target-uri'), url);
+      const refersTo = Date.parse(v.headers.get('warc-refers-to-date')!);
+      // The capture confirmed: a response of the same URL made before the revisit's date.
+      const original = set.responses.find(
+        (r) => r.headers.get('warc-type') === 'response' && r.headers.get('warc-target-uri') === url && Date.parse(r.headers.get('warc-date')!) <= refersTo,
+      );
+      assert.ok(original !== undefined, `${url}: no response record at or before ${v.headers.get('warc-refers-to-date')}`);
+      assert.ok(refersTo <= Date.parse(v.headers.get('warc-date')!));
+      const request = set.requests.find((q) => q.headers.get('warc-concurrent-to') === v.headers.get('warc-record-id'));
+      assert.ok(request !== undefined, `${url}: no request record`);
+      assert.ok(request.http!.headers.some(([k]) => /^if-(none-match|modified-since)$/i.test(k)), 'the request was conditional');
+    }
+  });
+
+  test('warcio (the library the project uses) reads the revisits and indexes them as the CDXJ does', async () => {
+    const cli = join(dirname(BIN), '..', 'node_modules', 'warcio', 'dist', 'cli.js');
+    let revisits = 0;
+    for (const name of (await readdir(warcDir())).filter((n) => n.endsWith('.warc.gz'))) {
+      for await (const record of new WARCParser(createReadStream(join(warcDir(), name)))) {
+        if (record.warcType !== 'revisit') continue;
+        revisits++;
+        assert.equal(record.warcHeader('WARC-Profile'), PROFILE);
+        assert.equal(record.httpHeaders?.statusCode, 304);
+        assert.equal(record.warcRefersToTargetURI, record.warcTargetURI);
+        assert.ok(record.warcRefersToDate !== undefined && record.warcRefersToDate !== null);
+      }
+      const theirs = execFileSync(process.execPath, [cli, 'cdx-index', join(warcDir(), name)], { encoding: 'utf8' });
+      const ours = await readFile(join(warcDir(), name.replace(/\.warc\.gz$/, '.cdxj')), 'utf8');
+      const lines = (t: string): string[] => t.split('\n').filter((l) => l !== '').sort();
+      const parsed = (t: string): unknown[] => lines(t).map((l) => [l.split(' ').slice(0, 2).join(' '), JSON.parse(l.slice(l.indexOf('{')))]);
+      assert.deepEqual(parsed(ours), parsed(theirs), `${name}: our index is warcio's`);
+    }
+    assert.equal(revisits, site.notModified);
+  });
+});
