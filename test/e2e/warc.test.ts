@@ -12,6 +12,7 @@ import type { ErrsRecord, LinksRecord } from '../../src/store/records.js';
 import { BIN, FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { listFiles, readJson } from '../support/data-files.js';
 import { startTestSite } from '../support/test-site.js';
+import { until } from '../support/until.js';
 import { checkWarcDir, parseWarcFile, responsePairs } from '../support/warc-check.js';
 import { FAR, leftOpen } from '../support/warc-left-open.js';
 
@@ -33,14 +34,6 @@ async function recordPairs(data: string): Promise<{ pairs: Set<string>; links: L
     }
   }
   return { pairs, links };
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('crawl --warc', () => {
@@ -239,8 +232,9 @@ describe('crawl --warc: a file left open by a node that died on another machine'
       const dead = await leftOpen(warcDir, 'ws9', 0);
       const live = await leftOpen(warcDir, 'ws8', 0);
       const liveBytes = await readFile(join(warcDir, `${live}.open`));
-      await until(async () => existsSync(join(warcDir, dead)), 60_000);
-      assert.match(node.stderrSoFar(), new RegExp(`warc: closed ${dead} left open by node ws9: 5 records kept, a torn last record of \\d+ bytes cut off`));
+      const said = new RegExp(`warc: closed ${dead} left open by node ws9: 5 records kept, a torn last record of \\d+ bytes cut off`);
+      await until(async () => said.test(node.stderrSoFar()), 60_000);
+      assert.ok(existsSync(join(warcDir, dead)), 'closed under its final name');
       assert.deepEqual(await readFile(join(warcDir, `${live}.open`)), liveBytes, "the live writer's file is untouched");
     } finally {
       beating = false;
