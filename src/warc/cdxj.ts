@@ -60,12 +60,15 @@ export function cdxjLine(e: CdxEntry): string {
  * Equal lines are kept.
  */
 export function sortCdxj(text: string): string {
-  const lines = text
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => Buffer.from(l));
-  lines.sort(Buffer.compare);
-  return Buffer.concat(lines.flatMap((l) => [l, NEWLINE])).toString();
+  const lines = text.split('\n').filter((l) => l !== '');
+  if (!/[\uD800-\uDFFF]/.test(text)) {
+    // Without surrogate pairs, UTF-16 order is code point order, which is UTF-8 byte order.
+    lines.sort();
+    return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  }
+  const bytes = lines.map((l) => Buffer.from(l));
+  bytes.sort(Buffer.compare);
+  return Buffer.concat(bytes.flatMap((l) => [l, NEWLINE])).toString();
 }
 
 const NEWLINE = Buffer.from('\n');

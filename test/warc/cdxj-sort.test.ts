@@ -29,6 +29,10 @@ describe('sorted CDXJ (docs/warc.md, "Sorted indexes")', () => {
     assert.equal(sorted, bySort);
     assert.match(sorted, /^com,example\)\/ .*\norg,example\)\/ 20261123115959 .*\norg,example\)\/ 20261123120001 /);
     assert.equal(sortCdxj(''), '');
+    // Beyond the BMP, UTF-16 order is not byte order: U+1F600 sorts after U+FFFD in UTF-8.
+    const wide = 'a\u{1F600} 20261123120000 {}\na\uFFFD 20261123120000 {}\n';
+    assert.equal(sortCdxj(wide), execFileSync('sort', { input: wide, env: { LC_ALL: 'C' }, encoding: 'utf8' }));
+    assert.ok(sortCdxj(wide).startsWith('a\uFFFD'));
   });
 
   test('a file closed at rotation, and the last one at close, has its index sorted', async () => {
