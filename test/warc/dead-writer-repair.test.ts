@@ -57,6 +57,14 @@ describe('repair of WARC files left open by dead writers of any machine', () => 
     for (const n of await readdir(dir)) await rm(join(dir, n));
   });
 
+  test("a file of an earlier process with this node's own id is closed at once, without heartbeats", async () => {
+    const name = await leftOpen(dir, 'ws9', 5);
+    const done = await repairDeadWarcs(dir, 'ws9', undefined);
+    assert.deepEqual(done.map((r) => r.name), [name]);
+    await checkWarcDir(dir);
+    for (const n of await readdir(dir)) await rm(join(dir, n));
+  });
+
   test('two repairers at once: one claims the file, the other leaves it; the result is one whole file', async () => {
     const names = [await leftOpen(dir, 'ws9', 1), await leftOpen(dir, 'ws9', 2), await leftOpen(dir, 'ws9', 3)];
     const [a, b] = await Promise.all([repairDeadWarcs(dir, 'ws1', liveness(['ws9'])), repairDeadWarcs(dir, 'ws2', liveness(['ws9']))]);
