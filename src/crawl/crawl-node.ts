@@ -18,6 +18,8 @@ import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
 import { WATCH_POLL_MS, afterEmptyReseed } from './termination.js';
 import { countDiscovery } from '../cluster/handoff-stats.js';
 import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
+import { DoneLeavers } from '../cluster/done-leavers.js';
+import { leaveDone } from './leave-done.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -69,6 +71,8 @@ export class CrawlNode {
   #lastReseed = -Infinity;
   #wake: (() => void) | undefined;
   #heartbeat: Heartbeat | undefined;
+  /** Hosts gained from nodes that left done (docs/protocol.md, "Leaving done"). */
+  readonly #leftDone = new DoneLeavers();
 
   constructor(config: CrawlConfig, deps: CrawlNodeDeps) {
     this.#config = config;
@@ -116,14 +120,17 @@ export class CrawlNode {
     await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
     this.#ownership.setLive(p.membership.liveIds());
+    p.membership.takeDepartures(); // the first reseed is full: it covers them
     // With hand-offs later reseeds skip other hosts' records: the first one reads them all.
     if (p.handoffs !== undefined) this.#needFullReseed = true;
     this.#heartbeat!.start();
     this.#log.info('node started', { node: this.#config.nodeId, data: this.#config.dataDir });
+    let result: RunResult | undefined;
     try {
-      return await this.#loop(p);
+      result = await this.#loop(p);
+      return result;
     } finally {
-      await this.#shutdown(p);
+      await this.#shutdown(p, result?.reason === 'complete');
     }
   }
 
@@ -160,6 +167,7 @@ export class CrawlNode {
         needFullReseed: () => {
           this.#needFullReseed = true;
         },
+        leftDone: (before, done) => this.#leftDone.left(before, done),
         wake: () => this.#wakeLoop(),
         onStoreError: (err) => this.#onStoreError(err),
       },
@@ -217,6 +225,7 @@ export class CrawlNode {
       this.#lastReseed = reseedStart;
       const full = this.#needFullReseed;
       this.#needFullReseed = false;
+      if (full) this.#leftDone.forget();
       let queued: number;
       try {
         // Hand-offs (docs/protocol.md): everything found goes out before this node may say
@@ -226,7 +235,7 @@ export class CrawlNode {
           // A file sent now is work for its owner, who may have been seen idle before: this
           // reseed then has not "found nothing".
           handed += await p.handoffs.outbox.flush();
-          const h = await p.handoffs.receive(this.#handoffTarget(p), full ? p.membership.liveIds() : undefined);
+          const h = await p.handoffs.receive(this.#handoffTarget(p), full ? p.membership.liveIds() : undefined, p.membership.doneIds());
           handed += h.queued + h.forwarded;
         }
         const cpu = process.cpuUsage();
@@ -334,6 +343,7 @@ export class CrawlNode {
         return { url: r.url, hostDir: r.hostDir };
       },
       offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth),
+      quiet: (hostDir) => this.#leftDone.isQuiet(hostDir),
     };
   }
 
@@ -388,7 +398,8 @@ export class CrawlNode {
     return undefined;
   }
 
-  async #shutdown(p: Parts): Promise<void> {
+  /** `complete`: the crawl ended by the rule (docs/protocol.md, "The end"): the node may leave done. */
+  async #shutdown(p: Parts, complete: boolean): Promise<void> {
     this.stats.state = 'stopping';
     this.stats.queued = p.frontier.queued; // what is left, for the run state `status` reads
     await p.requests.drain(STOP_GRACE_MS);
@@ -402,7 +413,8 @@ export class CrawlNode {
     await p.handoffs?.outbox.flush().catch(() => undefined);
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
     for (const dir of [...p.leases.held()]) await p.leases.release(dir).catch(() => undefined);
-    await p.membership.leave().catch(() => undefined);
+    if (complete) await leaveDone(p, this.#heartbeat!.status('done'));
+    else await p.membership.leave().catch(() => undefined);
     await this.#fetcher.close().catch(() => undefined);
   }
 }

@@ -24,6 +24,8 @@ export interface ReseedSink {
    * more to do; `full`: the frontier is full, so the record must be read again next time.
    */
   offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
+  /** A wanted host that a node which left done had (docs/protocol.md, "Leaving done"): a reseed that is not full neither adopts it nor reads its records. */
+  quiet?(hostDir: string): boolean;
 }
 
 export type OfferResult = 'queued' | 'known' | 'full';
@@ -111,7 +113,8 @@ export class Reseeder {
     const seeds = await this.#readSeeds(sink, stats);
 
     const [linkHosts, errHosts] = await Promise.all([this.#hostDirs('links'), this.#hostDirs('errs')]);
-    const wanted = [...new Set([...linkHosts, ...errHosts])].filter((h) => sink.wantsHost(h));
+    const owned = (h: string): boolean => sink.wantsHost(h) && (full || sink.quiet?.(h) !== true);
+    const wanted = [...new Set([...linkHosts, ...errHosts])].filter(owned);
     await sink.prepareHosts(wanted);
     for (const seed of seeds) {
       const offered = sink.wantsHost(seed.hostDir) ? sink.offer(seed.url, seed.hostDir, 0) : 'known';
@@ -121,7 +124,7 @@ export class Reseeder {
     }
 
     const toList: { hostDir: string; mtimeMs: number }[] = [];
-    const scan = ownOnly && !full ? linkHosts.filter((h) => sink.wantsHost(h)) : linkHosts;
+    const scan = ownOnly && !full ? linkHosts.filter(owned) : linkHosts;
     await mapLimit(scan, STAT_PARALLELISM, async (hostDir) => {
       let mtimeMs: number;
       try {
