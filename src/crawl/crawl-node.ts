@@ -105,17 +105,15 @@ export class CrawlNode {
     }
     await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
-    // Nodes started together see each other within one heartbeat: wait for it, so that the
-    // first node up does not take every host only to hand most of them over a moment later.
-    // Siblings under one supervisor are counted: once all are seen, there is no need to wait.
+    // Siblings under one supervisor know they are N: each waits (a heartbeat at most) until
+    // it sees the others, so that the first one up does not take every host only to hand most
+    // of them over a moment later. A node started on its own does not wait (docs/protocol.md,
+    // "Nodes and liveness"): nodes that start later join as any node joins.
     const expected = this.#config.startPeers ?? 0;
-    if (expected === 0) await delay(this.#config.heartbeatMs);
-    else {
-      for (let waited = 0; waited < this.#config.heartbeatMs; waited += STARTUP_POLL_MS) {
-        await delay(STARTUP_POLL_MS);
-        await p.membership.observe();
-        if (p.membership.livePeers().length >= expected) break;
-      }
+    for (let waited = 0; expected > 0 && waited < this.#config.heartbeatMs; waited += STARTUP_POLL_MS) {
+      await delay(STARTUP_POLL_MS);
+      await p.membership.observe();
+      if (p.membership.livePeers().length >= expected) break;
     }
     await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
