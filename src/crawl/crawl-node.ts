@@ -107,9 +107,11 @@ export class CrawlNode {
     await p.membership.observe();
     // Siblings under one supervisor know they are N: each waits (a heartbeat at most) until
     // it sees the others, so that the first one up does not take every host only to hand most
-    // of them over a moment later. A node started on its own does not wait (docs/protocol.md,
-    // "Nodes and liveness"): nodes that start later join as any node joins.
+    // of them over a moment later. A node started on its own does not wait with host leases
+    // (docs/protocol.md, "Nodes and liveness"): nodes that start later join as any node joins.
+    // With --partition url a join repeats what is in flight: it waits a heartbeat, as before.
     const expected = this.#config.startPeers ?? 0;
+    if (expected === 0 && this.#ownership.partition === 'url') await delay(this.#config.heartbeatMs);
     for (let waited = 0; expected > 0 && waited < this.#config.heartbeatMs; waited += STARTUP_POLL_MS) {
       await delay(STARTUP_POLL_MS);
       await p.membership.observe();
