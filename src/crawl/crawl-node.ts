@@ -92,6 +92,11 @@ export class CrawlNode {
     this.#wakeLoop();
   }
 
+  /** Looks at the other nodes now rather than at the next heartbeat (a sibling said it changed). */
+  look(): void {
+    this.#heartbeat?.beatSoon();
+  }
+
   /** Runs the node until the crawl is complete, a limit is reached, or it is stopped. */
   async run(): Promise<RunResult> {
     const p = await this.#open();
