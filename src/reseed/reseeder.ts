@@ -323,14 +323,18 @@ export class Reseeder {
       return [];
     }
     const seeds: { name: string; url: string; hostDir: string }[] = [];
-    for (const name of names) {
-      if (!name.endsWith('.url') || this.#seedsRead.has(name)) continue;
-      let raw: string;
-      try {
-        raw = (await readWhole(`${this.#layout.dir('seeds')}/${name}`)).toString('utf8').trim();
-      } catch {
-        continue;
-      }
+    const fresh = names.filter((name) => name.endsWith('.url') && !this.#seedsRead.has(name));
+    // Read in parallel (a round trip each on a network mount), taken in listing order.
+    const raws = new Map<string, string>();
+    await mapLimit(fresh, READ_PARALLELISM, async (name) => {
+      await readWhole(`${this.#layout.dir('seeds')}/${name}`).then(
+        (b) => void raws.set(name, b.toString('utf8').trim()),
+        () => undefined,
+      );
+    });
+    for (const name of fresh) {
+      const raw = raws.get(name);
+      if (raw === undefined) continue;
       stats.seedsRead++;
       const seed = sink.addSeed(raw);
       if (seed === undefined) this.#seedsRead.add(name);
