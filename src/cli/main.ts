@@ -45,11 +45,14 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     // Under --processes N the supervisor says N: this node starts with N - 1 siblings.
     const siblings = Number(process.env[SUPERVISED_ENV]);
     const supervised = Number.isInteger(siblings) && siblings >= 1 && typeof process.send === 'function';
-    result.code = await runCrawl(
-      supervised ? { ...config, startPeers: siblings - 1 } : config,
-      supervised ? { onProgress: (node) => process.send!({ type: 'progress', snapshot: snapshotOf(config.nodeId, node.stats) }) } : {},
-      userHooks,
-    );
+    // The supervisor says when a sibling turned idle or ended: look at the others now.
+    let crawling: { look(): void } | undefined;
+    if (supervised) process.on('message', (m: { type?: string } | null) => m?.type === 'look' && crawling?.look());
+    const onProgress = (node: { look(): void; stats: Parameters<typeof snapshotOf>[1] }): void => {
+      crawling = node;
+      process.send!({ type: 'progress', snapshot: snapshotOf(config.nodeId, node.stats) });
+    };
+    result.code = await runCrawl(supervised ? { ...config, startPeers: siblings - 1 } : config, supervised ? { onProgress } : {}, userHooks);
   });
 
   program

@@ -72,9 +72,10 @@ export class HandoffExchange {
 
   /**
    * Reads this node's inbox (and, with `orphansOf`, the inboxes of the nodes not in that live
-   * set) into the frontier. Counts the CPU as discovery.
+   * set; or else those of the nodes in `leftDone`, which ended done) into the frontier.
+   * Counts the CPU as discovery.
    */
-  async receive(frontier: HandoffFrontier, orphansOf?: readonly string[]): Promise<InboxStats> {
+  async receive(frontier: HandoffFrontier, orphansOf?: readonly string[], leftDone: readonly string[] = []): Promise<InboxStats> {
     const cpu = process.cpuUsage();
     const { ownership, scope } = this.#o;
     const sink = {
@@ -88,8 +89,8 @@ export class HandoffExchange {
     };
     const live = orphansOf === undefined ? undefined : new Set(orphansOf);
     const s = await this.inbox.read(sink, live);
-    if (live !== undefined) {
-      const o = await this.inbox.readOrphans(live, sink);
+    const others = live !== undefined ? [this.inbox.readOrphans(live, sink)] : leftDone.filter((id) => id !== this.#o.nodeId).map((id) => this.inbox.readLeft(id, sink));
+    for (const o of await Promise.all(others)) {
       s.files += o.files;
       s.queued += o.queued;
       s.forwarded += o.forwarded;

@@ -80,6 +80,14 @@ export class HandoffInbox {
     return total;
   }
 
+  /**
+   * Reads the inbox of a node that left done (docs/protocol.md, "Leaving done"): what was sent
+   * to it after its last reseed goes to the hosts' new owners; the emptied directory goes.
+   */
+  readLeft(nodeId: string, sink: InboxSink): Promise<InboxStats> {
+    return this.#drain(this.#layout.inbox(nodeId), sink, true);
+  }
+
   async #drain(dir: string, sink: InboxSink, removeDir: boolean, live?: ReadonlySet<string>): Promise<InboxStats> {
     const stats: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
     let names: string[];

@@ -5,7 +5,11 @@ import { basename, dirname, join } from 'node:path';
 import { createExclusive } from '../store/exclusive-create.js';
 import { tempName, type Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
+import { mapLimit } from '../util/map-limit.js';
 import { bootId, isDeadLocalProcess } from './local-liveness.js';
+
+/** Leases read back at once by `verify` (each read is a few round trips on a network mount). */
+const VERIFY_PARALLELISM = 32;
 
 /** Content of hosts/<host>.lease. */
 export interface LeaseRecord {
@@ -200,18 +204,19 @@ export class Leases {
     const before = new Map(this.#held);
     const names = new Set(await readdir(this.#layout.dir('hosts')));
     const lost: string[] = [];
+    const toRead: [string, string][] = [];
     for (const [hostDir, token] of before) {
       if (this.#held.get(hostDir) !== token) continue;
-      if (!names.has(`${hostDir}.lease`)) {
-        lost.push(hostDir);
-        continue;
-      }
-      if (readContent) {
-        const current = await this.read(hostDir);
-        if (this.#held.get(hostDir) !== token) continue;
-        if (current === undefined || current.node !== this.#nodeId || current.token !== token) lost.push(hostDir);
-      }
+      if (!names.has(`${hostDir}.lease`)) lost.push(hostDir);
+      else if (readContent) toRead.push([hostDir, token]);
     }
+    // In parallel: one by one, 200 leases over a mount with a few ms per round trip took
+    // longer than --dead-after / 2, and a heartbeat that slow fences its own node.
+    await mapLimit(toRead, VERIFY_PARALLELISM, async ([hostDir, token]) => {
+      const current = await this.read(hostDir);
+      if (this.#held.get(hostDir) !== token) return;
+      if (current === undefined || current.node !== this.#nodeId || current.token !== token) lost.push(hostDir);
+    });
     for (const h of lost) this.#held.delete(h);
     return lost;
   }

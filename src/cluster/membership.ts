@@ -46,6 +46,10 @@ export class Membership {
   #lastBeatOk: number;
   #serverTime: { mtimeMs: number; at: number } | undefined;
   #observations = 0;
+  /** Nodes that left the live set since the last `takeDepartures`, by how they left. */
+  #departed = { done: new Set<string>(), lost: new Set<string>() };
+  /** Ids whose latest record seen says `done` (kept after the record is removed). */
+  readonly #done = new Set<string>();
 
   constructor(layout: Layout, options: MembershipOptions, deps: { clock: Clock }) {
     this.#layout = layout;
@@ -116,7 +120,8 @@ export class Membership {
 
   /** Reads every node record and updates who is alive. Returns true when the live set changed. */
   async observe(): Promise<boolean> {
-    const before = this.liveIds().join('\n');
+    const beforeIds = this.liveIds();
+    const before = beforeIds.join('\n');
     const now = this.#clock.monotonic();
     const listing = await readdir(this.#layout.dir('nodes'));
     const names = listing.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
@@ -141,8 +146,10 @@ export class Membership {
         continue;
       }
       // A dead process of this machine goes at once; others only after twice the dead-after
-      // time, so that a node that was merely slow does not lose its record under it.
-      if (!peer.alive && (isDeadLocalProcess(peer.record) || now - peer.lastChange > 2 * this.#options.deadAfterMs)) {
+      // time, so that a node that was merely slow does not lose its record under it. A done
+      // record stays that long too, dead process or not, so that the other nodes see it.
+      const done = peer.record.state === 'done';
+      if (!peer.alive && ((!done && isDeadLocalProcess(peer.record)) || now - peer.lastChange > 2 * this.#options.deadAfterMs)) {
         await unlink(this.#layout.node(id)).catch(() => undefined);
         // and the temporary heartbeat files it was writing when it died (invariant 4)
         for (const name of listing) {
@@ -153,13 +160,38 @@ export class Membership {
       }
     }
     this.#observations++;
-    return this.liveIds().join('\n') !== before;
+    const after = this.liveIds();
+    for (const id of beforeIds) {
+      if (after.includes(id)) continue;
+      if (this.#peers.get(id)?.record.state === 'done') this.#departed.done.add(id);
+      else this.#departed.lost.add(id);
+    }
+    return after.join('\n') !== before;
+  }
+
+  /**
+   * The nodes that left the live set since the last call: `done` ones were last seen in state
+   * `done` (they hold nothing but their inbox); `lost` ones died, or their record vanished
+   * before this node saw it say done (docs/protocol.md, "Leaving done").
+   */
+  takeDepartures(): { done: string[]; lost: string[] } {
+    const d = { done: [...this.#departed.done], lost: [...this.#departed.lost] };
+    this.#departed.done.clear();
+    this.#departed.lost.clear();
+    return d;
+  }
+
+  /** Ids of the nodes this node has seen say `done` (and not come back since). */
+  doneIds(): string[] {
+    return [...this.#done];
   }
 
   #see(id: string, record: NodeRecord, now: number): void {
+    if (record.state === 'done') this.#done.add(id);
+    else this.#done.delete(id);
     const peer = this.#peers.get(id);
     if (peer === undefined) {
-      const dead = isDeadLocalProcess(record) || record.state === 'stopping';
+      const dead = isDeadLocalProcess(record) || record.state === 'stopping' || record.state === 'done';
       this.#peers.set(id, {
         record,
         lastChange: dead ? now - this.#options.deadAfterMs : now,
@@ -173,7 +205,7 @@ export class Membership {
     if (!idleNow || record.idleEpoch !== peer.record.idleEpoch) peer.idleSeenSince = idleNow ? now : undefined;
     else peer.idleSeenSince ??= now;
     peer.record = record;
-    peer.alive = now - peer.lastChange < this.#options.deadAfterMs && !isDeadLocalProcess(record);
+    peer.alive = now - peer.lastChange < this.#options.deadAfterMs && !isDeadLocalProcess(record) && record.state !== 'done';
   }
 
   /** Ids of the live nodes, this one included, sorted. */
@@ -239,6 +271,16 @@ export class Membership {
   /** Removes this node's record (graceful exit): others stop counting it at their next read. */
   async leave(): Promise<void> {
     await unlink(this.#layout.node(this.#options.nodeId)).catch(() => undefined);
+  }
+
+  /**
+   * Removes the records of the peers seen `done` (the last node to end does it: nobody is
+   * left to need them). A node that did not see one before it went counts that node as lost.
+   */
+  async removeDoneRecords(): Promise<void> {
+    for (const [id, peer] of this.#peers) {
+      if (peer.record.state === 'done') await unlink(this.#layout.node(id)).catch(() => undefined);
+    }
   }
 }
 

@@ -26,9 +26,11 @@ export interface NodeRecord {
 
 /**
  * `starting`: not yet crawling; `crawling`: has work; `idle`: a reseed found nothing;
- * `waiting`: nothing to fetch now but retries are due later; `stopping`: shutting down.
+ * `waiting`: nothing to fetch now but retries are due later; `stopping`: shutting down;
+ * `done`: ended after a last reseed found nothing, holding nothing but its hand-off inbox
+ * (docs/protocol.md, "Leaving done"): its last record, written whole, never rewritten.
  */
-export type NodeState = 'starting' | 'crawling' | 'idle' | 'waiting' | 'stopping';
+export type NodeState = 'starting' | 'crawling' | 'idle' | 'waiting' | 'stopping' | 'done';
 
 export function asNodeRecord(value: unknown): NodeRecord {
   const r = value as Partial<NodeRecord> | null;

@@ -18,6 +18,8 @@ import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
 import { WATCH_POLL_MS, afterEmptyReseed } from './termination.js';
 import { countDiscovery } from '../cluster/handoff-stats.js';
 import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
+import { DoneLeavers } from '../cluster/done-leavers.js';
+import { leaveDone } from './leave-done.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -69,6 +71,8 @@ export class CrawlNode {
   #lastReseed = -Infinity;
   #wake: (() => void) | undefined;
   #heartbeat: Heartbeat | undefined;
+  /** Hosts gained from nodes that left done (docs/protocol.md, "Leaving done"). */
+  readonly #leftDone = new DoneLeavers();
 
   constructor(config: CrawlConfig, deps: CrawlNodeDeps) {
     this.#config = config;
@@ -88,6 +92,11 @@ export class CrawlNode {
     this.#wakeLoop();
   }
 
+  /** Looks at the other nodes now rather than at the next heartbeat (a sibling said it changed). */
+  look(): void {
+    this.#heartbeat?.beatSoon();
+  }
+
   /** Runs the node until the crawl is complete, a limit is reached, or it is stopped. */
   async run(): Promise<RunResult> {
     const p = await this.#open();
@@ -101,29 +110,32 @@ export class CrawlNode {
     }
     await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
-    // Nodes started together see each other within one heartbeat: wait for it, so that the
-    // first node up does not take every host only to hand most of them over a moment later.
-    // Siblings under one supervisor are counted: once all are seen, there is no need to wait.
+    // Siblings under one supervisor know they are N: each waits (a heartbeat at most) until
+    // it sees the others, so that the first one up does not take every host only to hand most
+    // of them over a moment later. A node started on its own does not wait with host leases
+    // (docs/protocol.md, "Nodes and liveness"): nodes that start later join as any node joins.
+    // With --partition url a join repeats what is in flight: it waits a heartbeat, as before.
     const expected = this.#config.startPeers ?? 0;
-    if (expected === 0) await delay(this.#config.heartbeatMs);
-    else {
-      for (let waited = 0; waited < this.#config.heartbeatMs; waited += STARTUP_POLL_MS) {
-        await delay(STARTUP_POLL_MS);
-        await p.membership.observe();
-        if (p.membership.livePeers().length >= expected) break;
-      }
+    if (expected === 0 && this.#ownership.partition === 'url') await delay(this.#config.heartbeatMs);
+    for (let waited = 0; expected > 0 && waited < this.#config.heartbeatMs; waited += STARTUP_POLL_MS) {
+      await delay(STARTUP_POLL_MS);
+      await p.membership.observe();
+      if (p.membership.livePeers().length >= expected) break;
     }
     await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
     this.#ownership.setLive(p.membership.liveIds());
+    p.membership.takeDepartures(); // the first reseed is full: it covers them
     // With hand-offs later reseeds skip other hosts' records: the first one reads them all.
     if (p.handoffs !== undefined) this.#needFullReseed = true;
     this.#heartbeat!.start();
     this.#log.info('node started', { node: this.#config.nodeId, data: this.#config.dataDir });
+    let result: RunResult | undefined;
     try {
-      return await this.#loop(p);
+      result = await this.#loop(p);
+      return result;
     } finally {
-      await this.#shutdown(p);
+      await this.#shutdown(p, result?.reason === 'complete');
     }
   }
 
@@ -160,6 +172,7 @@ export class CrawlNode {
         needFullReseed: () => {
           this.#needFullReseed = true;
         },
+        leftDone: (before, done) => this.#leftDone.left(before, done),
         wake: () => this.#wakeLoop(),
         onStoreError: (err) => this.#onStoreError(err),
       },
@@ -217,6 +230,7 @@ export class CrawlNode {
       this.#lastReseed = reseedStart;
       const full = this.#needFullReseed;
       this.#needFullReseed = false;
+      if (full) this.#leftDone.forget();
       let queued: number;
       try {
         // Hand-offs (docs/protocol.md): everything found goes out before this node may say
@@ -226,7 +240,7 @@ export class CrawlNode {
           // A file sent now is work for its owner, who may have been seen idle before: this
           // reseed then has not "found nothing".
           handed += await p.handoffs.outbox.flush();
-          const h = await p.handoffs.receive(this.#handoffTarget(p), full ? p.membership.liveIds() : undefined);
+          const h = await p.handoffs.receive(this.#handoffTarget(p), full ? p.membership.liveIds() : undefined, p.membership.doneIds());
           handed += h.queued + h.forwarded;
         }
         const cpu = process.cpuUsage();
@@ -334,6 +348,7 @@ export class CrawlNode {
         return { url: r.url, hostDir: r.hostDir };
       },
       offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth),
+      quiet: (hostDir) => this.#leftDone.isQuiet(hostDir),
     };
   }
 
@@ -388,7 +403,8 @@ export class CrawlNode {
     return undefined;
   }
 
-  async #shutdown(p: Parts): Promise<void> {
+  /** `complete`: the crawl ended by the rule (docs/protocol.md, "The end"): the node may leave done. */
+  async #shutdown(p: Parts, complete: boolean): Promise<void> {
     this.stats.state = 'stopping';
     this.stats.queued = p.frontier.queued; // what is left, for the run state `status` reads
     await p.requests.drain(STOP_GRACE_MS);
@@ -402,7 +418,8 @@ export class CrawlNode {
     await p.handoffs?.outbox.flush().catch(() => undefined);
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
     for (const dir of [...p.leases.held()]) await p.leases.release(dir).catch(() => undefined);
-    await p.membership.leave().catch(() => undefined);
+    if (complete) await leaveDone(p, this.#heartbeat!.status('done'));
+    else await p.membership.leave().catch(() => undefined);
     await this.#fetcher.close().catch(() => undefined);
   }
 }

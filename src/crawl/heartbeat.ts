@@ -19,6 +19,8 @@ export interface HeartbeatEvents {
   stopping(): boolean;
   /** The live set changed and hosts may have come this node's way: the next reseed reads everything. */
   needFullReseed(): void;
+  /** Nodes left done (docs/protocol.md, "Leaving done"): `before` is the live set as it was. */
+  leftDone(before: readonly string[], done: readonly string[]): void;
   /** Something the control loop acts on changed (nodes, all idle). */
   wake(): void;
   onStoreError(err: unknown): void;
@@ -114,6 +116,7 @@ export class Heartbeat {
       const wasFenced = this.fenced();
       await p.guard.checkMarker();
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
+      const liveBefore = p.membership.liveIds();
       const changed = await p.membership.observe();
       this.#warcSweeper ??= new DeadWarcSweeper({
         dir: p.layout.warc(),
@@ -123,6 +126,7 @@ export class Heartbeat {
         everyTicks: Math.max(1, Math.round(config.deadAfterMs / 2 / config.heartbeatMs)),
       });
       this.#warcSweeper.tick();
+      const departed = p.membership.takeDepartures();
       stats.nodesAlive = p.membership.liveIds().length;
       stats.queued = p.frontier.queued;
       stats.inFlight = p.requests.inFlight;
@@ -138,7 +142,11 @@ export class Heartbeat {
           }
         }
         log.info('nodes changed', { alive: ownership.liveCount });
-        if (p.keeper.rebalance(before)) events.needFullReseed();
+        // Hosts gained from nodes that left done need no full reseed (docs/protocol.md, "Leaving done").
+        if (p.keeper.rebalance(before)) {
+          if (departed.lost.length === 0 && p.handoffs !== undefined && departed.done.length > 0) events.leftDone(liveBefore, departed.done);
+          else events.needFullReseed();
+        }
         events.wake();
       }
       // The last peer just went idle: an idle node's next reseed may end the crawl, so now.

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
-import { getEncoding } from 'encoding-sniffer';
+import { getEncoding } from 'encoding-sniffer/sniffer'; // not the index: it loads iconv-lite, which is not used
 
 /** How far into a body the HTML encoding prescan looks for a <meta charset>. */
 const PRESCAN_BYTES = 4096;

@@ -24,6 +24,8 @@ export interface ReseedSink {
    * more to do; `full`: the frontier is full, so the record must be read again next time.
    */
   offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
+  /** A wanted host that a node which left done had (docs/protocol.md, "Leaving done"): a reseed that is not full neither adopts it nor reads its records. */
+  quiet?(hostDir: string): boolean;
 }
 
 export type OfferResult = 'queued' | 'known' | 'full';
@@ -111,7 +113,8 @@ export class Reseeder {
     const seeds = await this.#readSeeds(sink, stats);
 
     const [linkHosts, errHosts] = await Promise.all([this.#hostDirs('links'), this.#hostDirs('errs')]);
-    const wanted = [...new Set([...linkHosts, ...errHosts])].filter((h) => sink.wantsHost(h));
+    const owned = (h: string): boolean => sink.wantsHost(h) && (full || sink.quiet?.(h) !== true);
+    const wanted = [...new Set([...linkHosts, ...errHosts])].filter(owned);
     await sink.prepareHosts(wanted);
     for (const seed of seeds) {
       const offered = sink.wantsHost(seed.hostDir) ? sink.offer(seed.url, seed.hostDir, 0) : 'known';
@@ -121,7 +124,7 @@ export class Reseeder {
     }
 
     const toList: { hostDir: string; mtimeMs: number }[] = [];
-    const scan = ownOnly && !full ? linkHosts.filter((h) => sink.wantsHost(h)) : linkHosts;
+    const scan = ownOnly && !full ? linkHosts.filter(owned) : linkHosts;
     await mapLimit(scan, STAT_PARALLELISM, async (hostDir) => {
       let mtimeMs: number;
       try {
@@ -320,14 +323,18 @@ export class Reseeder {
       return [];
     }
     const seeds: { name: string; url: string; hostDir: string }[] = [];
-    for (const name of names) {
-      if (!name.endsWith('.url') || this.#seedsRead.has(name)) continue;
-      let raw: string;
-      try {
-        raw = (await readWhole(`${this.#layout.dir('seeds')}/${name}`)).toString('utf8').trim();
-      } catch {
-        continue;
-      }
+    const fresh = names.filter((name) => name.endsWith('.url') && !this.#seedsRead.has(name));
+    // Read in parallel (a round trip each on a network mount), taken in listing order.
+    const raws = new Map<string, string>();
+    await mapLimit(fresh, READ_PARALLELISM, async (name) => {
+      await readWhole(`${this.#layout.dir('seeds')}/${name}`).then(
+        (b) => void raws.set(name, b.toString('utf8').trim()),
+        () => undefined,
+      );
+    });
+    for (const name of fresh) {
+      const raw = raws.get(name);
+      if (raw === undefined) continue;
       stats.seedsRead++;
       const seed = sink.addSeed(raw);
       if (seed === undefined) this.#seedsRead.add(name);

@@ -2,15 +2,19 @@ import { readdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Layout } from '../store/layout.js';
 import { urlKey } from '../url/key.js';
+import { mapLimit } from '../util/map-limit.js';
+
+/** Seed files written at once. */
+const SEED_WRITES = 16;
 
 /**
  * Adds seed URLs (already normalized) to seeds/<key>.url, where every node's reseed finds
  * them. Writing one that exists rewrites the same content: harmless and atomic.
  */
 export async function writeSeeds(layout: Layout, urls: readonly string[], nodeId: string): Promise<void> {
-  for (const url of urls) {
-    await writeFileAtomic(layout.seed(urlKey(url)), `${url}\n`, { nodeId, fsync: false });
-  }
+  // Several at once: each write is a dozen round trips on a network mount (200 seeds one by
+  // one took about 20 s over a mount with 2 ms each way).
+  await mapLimit(urls, SEED_WRITES, (url) => writeFileAtomic(layout.seed(urlKey(url)), `${url}\n`, { nodeId, fsync: false }));
 }
 
 /** True when seeds/ holds at least one seed. */

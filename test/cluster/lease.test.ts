@@ -281,6 +281,34 @@ describe('Leases.verify', () => {
     assert.equal((await readLease(layout, 'h2.example'))?.node, B, 'verify never touches the mount');
   });
 
+  test('held leases are read back in parallel, not one round trip after another (a slow mount fenced its node)', async () => {
+    const layout = await freshLayout();
+    let inFlight = 0;
+    let most = 0;
+    // Each read takes a while, as over a mount with a few ms per round trip.
+    class SlowLeases extends Leases {
+      override async read(hostDir: string): Promise<LeaseRecord | undefined> {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        try {
+          return await super.read(hostDir);
+        } finally {
+          inFlight--;
+        }
+      }
+    }
+    const a = new SlowLeases(layout, A, alive);
+    const hosts = Array.from({ length: 40 }, (_, i) => `h${i}.example`);
+    for (const h of hosts) assert.equal((await a.acquire(h)).ok, true);
+    await rm(layout.lease('h7.example'));
+    await plantLease(layout, { node: B }, 'h7.example');
+    most = 0;
+    assert.deepEqual(await a.verify(true), ['h7.example']);
+    assert.ok(most > 1, `reads in flight at once: ${most}`);
+    assert.equal([...a.held()].length, hosts.length - 1);
+  });
+
   test('a lease of this node id with another token counts as lost', async () => {
     const layout = await freshLayout();
     const a = new Leases(layout, A, alive);

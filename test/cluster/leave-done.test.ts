@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { DoneLeavers } from '../../src/cluster/done-leavers.js';
+import { bootId } from '../../src/cluster/local-liveness.js';
+import { Membership } from '../../src/cluster/membership.js';
+import type { NodeRecord } from '../../src/cluster/node-record.js';
+import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
+import { writeFileAtomic } from '../../src/store/atomic-write.js';
+import { Layout } from '../../src/store/layout.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { exitedPid } from '../support/processes.js';
+
+const SELF = 'node-a';
+const PEER = 'node-b';
+const OTHER = 'node-c';
+const DEAD = 15_000;
+
+let root: string;
+let n = 0;
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'mountcrawl-leave-done-'));
+});
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function setup(): Promise<{ layout: Layout; clock: FakeClock; m: Membership }> {
+  const layout = new Layout(join(root, `t${n++}`));
+  await mkdir(layout.dir('nodes'), { recursive: true });
+  const clock = new FakeClock();
+  return { layout, clock, m: new Membership(layout, { nodeId: SELF, heartbeatMs: 1_000, deadAfterMs: DEAD }, { clock }) };
+}
+
+function record(id: string, counter: number, extra: Partial<NodeRecord> = {}): NodeRecord {
+  return {
+    id,
+    counter,
+    state: 'idle',
+    idleEpoch: 1,
+    hostname: 'elsewhere.example.org',
+    pid: 4242,
+    bootId: '00000000-0000-4000-8000-000000000000/pid:[4026531836]',
+    heartbeatMs: 1_000,
+    startedAt: '2025-01-15T12:00:00.000Z',
+    updatedAt: '2025-01-15T12:00:00.000Z',
+    round: 1,
+    hostsOwned: 0,
+    pages: 0,
+    errors: 0,
+    queued: 0,
+    inFlight: 0,
+    rate: 0,
+    ...extra,
+  };
+}
+
+async function write(layout: Layout, r: NodeRecord): Promise<void> {
+  await writeFileAtomic(layout.node(r.id), JSON.stringify(r), { nodeId: r.id, fsync: false });
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe('Leaving done (docs/protocol.md, "Leaving done"): what a node sees', () => {
+  test('a peer whose last record says done leaves the live set as done, and its inbox is to be read', async () => {
+    const { layout, m } = await setup();
+    await write(layout, record(PEER, 1));
+    await write(layout, record(OTHER, 1));
+    await m.observe();
+    assert.deepEqual(m.liveIds(), [SELF, PEER, OTHER].sort());
+    m.takeDepartures();
+    await write(layout, record(PEER, 2, { state: 'done' }));
+    assert.equal(await m.observe(), true);
+    assert.deepEqual(m.liveIds(), [SELF, OTHER].sort());
+    assert.deepEqual(m.takeDepartures(), { done: [PEER], lost: [] });
+    assert.deepEqual(m.doneIds(), [PEER]);
+    assert.equal(m.isGone(PEER), true, 'its leases may be taken over at once');
+    assert.deepEqual(m.takeDepartures(), { done: [], lost: [] }, 'a departure is told once');
+  });
+
+  test('a peer whose record vanished, or that stopped beating while idle, is lost (a full reseed), not done', async () => {
+    const { layout, clock, m } = await setup();
+    await write(layout, record(PEER, 1));
+    await write(layout, record(OTHER, 1));
+    await m.observe();
+    m.takeDepartures();
+    await rm(layout.node(PEER)); // removed by someone: it may have died right after its last idle beat
+    clock.advance(DEAD); // OTHER's counter did not move: dead
+    await m.observe();
+    assert.deepEqual(m.takeDepartures(), { done: [], lost: [OTHER, PEER].sort() });
+    assert.deepEqual(m.doneIds(), []);
+  });
+
+  test('a done record of a process of this machine that has exited is kept (others must see it), then removed after twice dead-after', async (t) => {
+    if (bootId() === '') return t.skip('no /proc boot id on this system');
+    const { layout, clock, m } = await setup();
+    const pid = await exitedPid();
+    const local = { hostname: hostname(), bootId: bootId(), pid };
+    await write(layout, record(PEER, 1, { ...local, state: 'done' }));
+    await write(layout, record(OTHER, 1, { ...local, state: 'idle' }));
+    await m.observe();
+    assert.equal(await exists(layout.node(PEER)), true, 'the done record stays for the other nodes');
+    assert.equal(await exists(layout.node(OTHER)), false, 'a dead idle record goes at once, as before');
+    assert.deepEqual(m.doneIds(), [PEER]);
+    clock.advance(2 * DEAD + 1);
+    await m.observe();
+    assert.equal(await exists(layout.node(PEER)), false);
+    assert.deepEqual(m.doneIds(), [PEER], 'its inbox is still read after its record went');
+  });
+
+  test('a node that comes back with the same id is alive again and its inbox is its own', async () => {
+    const { layout, m } = await setup();
+    await write(layout, record(PEER, 1, { state: 'done' }));
+    await m.observe();
+    assert.deepEqual(m.doneIds(), [PEER]);
+    await write(layout, record(PEER, 2, { state: 'starting' }));
+    await m.observe();
+    assert.deepEqual(m.doneIds(), []);
+  });
+
+  test('removeDoneRecords removes the done records only', async () => {
+    const { layout, m } = await setup();
+    await write(layout, record(PEER, 1, { state: 'done' }));
+    await write(layout, record(OTHER, 1));
+    await m.observe();
+    await m.removeDoneRecords();
+    assert.equal(await exists(layout.node(PEER)), false);
+    assert.equal(await exists(layout.node(OTHER)), true);
+  });
+});
+
+describe('DoneLeavers: hosts gained from a node that left done are quiet', () => {
+  const hosts = Array.from({ length: 200 }, (_, i) => `h${i}.example`);
+  const before3 = [SELF, PEER, OTHER];
+
+  test('exactly the hosts the done node owned are quiet; forget() (a full reseed) ends it', () => {
+    const d = new DoneLeavers();
+    d.left(before3, [PEER]);
+    const all = before3.map(candidate);
+    for (const h of hosts) assert.equal(d.isQuiet(h), ownerOf(h, all) === PEER, h);
+    assert.ok(hosts.some((h) => d.isQuiet(h)) && hosts.some((h) => !d.isQuiet(h)));
+    d.forget();
+    assert.ok(hosts.every((h) => !d.isQuiet(h)));
+  });
+
+  test('a host passed from one done node to another stays quiet; a departure with no done node adds nothing', () => {
+    const d = new DoneLeavers();
+    d.left(before3, [PEER]);
+    d.left([SELF, OTHER], [OTHER]);
+    d.left([SELF, OTHER], []);
+    for (const h of hosts) assert.equal(d.isQuiet(h), ownerOf(h, before3.map(candidate)) !== SELF, h);
+  });
+});

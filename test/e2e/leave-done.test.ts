@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startGeneratedSite } from '../../src/site/generated-site.js';
+import type { LoopbackSite } from '../../src/site/site-server.js';
+import { FAST, type CliResult, spawnCli, tempDir } from '../support/cli.js';
+import { listFiles } from '../support/data-files.js';
+
+const HOSTS = 6;
+const PAGES = 30;
+const IDS = ['n1', 'n2', 'n3'];
+
+/** Links records a node read in its reseeds, from its --json summary line. */
+function recordsRead(r: CliResult): number {
+  for (const line of r.stderr.split('\n')) {
+    if (!line.includes('"summary"')) continue;
+    const s = JSON.parse(line) as { msg?: string; discovery?: { recordsRead: number } };
+    if (s.msg === 'summary' && s.discovery !== undefined) return s.discovery.recordsRead;
+  }
+  throw new Error(`no summary line:\n${r.stderr}`);
+}
+
+/** The node records on the mount now. */
+async function records(data: string): Promise<{ id: string; state: string; pages: number }[]> {
+  const out: { id: string; state: string; pages: number }[] = [];
+  for (const name of await readdir(join(data, 'nodes')).catch(() => [] as string[])) {
+    if (!name.endsWith('.json') || name.startsWith('.')) continue;
+    try {
+      out.push(JSON.parse(await readFile(join(data, 'nodes', name), 'utf8')) as { id: string; state: string; pages: number });
+    } catch {
+      // replaced or removed meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * A node that ends by the rule leaves a `done` record (docs/protocol.md, "Leaving done"):
+ * the others read its inbox instead of every links record. A node killed, even one whose
+ * last record says idle, still makes the others reseed fully, and nothing is lost.
+ */
+describe('leaving done', { timeout: 240_000 }, () => {
+  let site: LoopbackSite;
+  let expected: string[];
+  before(async () => {
+    site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 4, crossLinks: 2, latencyMs: 30 });
+    const reference = await tempDir();
+    const alone = await spawnCli(['crawl', `${site.hosts[0]!.origin}/`, '--data', reference.path, '--scope', 'any', ...FAST]).done;
+    assert.equal(alone.code, 0, alone.stderr);
+    expected = (await listFiles(reference.path)).filter((f) => f.startsWith('links/'));
+    await reference.cleanup();
+    assert.ok(expected.length > PAGES, `the reference crawl reached other hosts (${expected.length} records)`);
+  });
+  after(async () => {
+    await site.close();
+  });
+
+  const args = (data: string, id: string): string[] =>
+    ['crawl', `${site.hosts[0]!.origin}/`, '--data', data, '--node-id', id, '--scope', 'any', '--per-host', '1', '--concurrency', '4', '--json', ...FAST];
+
+  async function assertComplete(data: string): Promise<void> {
+    const files = new Set(await listFiles(data));
+    for (const f of expected) assert.ok(files.has(f), `missing ${f}`);
+    assert.equal([...files].filter((f) => f.startsWith('links/')).length, expected.length);
+    assert.deepEqual([...files].filter((f) => f.startsWith('handoff/')), [], 'every hand-off was read and removed');
+  }
+
+  test('nodes that end done spare the others the full reseed; the last one removes the done records', async () => {
+    site.reset();
+    const data = await tempDir();
+    try {
+      const results = await Promise.all(IDS.map((id) => spawnCli(args(data.path, id)).done));
+      for (const r of results) assert.equal(r.code, 0, r.stderr);
+      await assertComplete(data.path);
+      // Without the done state every node but the first to end rereads every links record
+      // (about expected.length each) when a peer leaves. With it, a node reads records only
+      // in its first (full) reseed, before much is written.
+      const read = results.map(recordsRead);
+      assert.ok(
+        read.every((n) => n < expected.length / 2),
+        `records read per node: ${read.join(', ')} (${expected.length} records in all)`,
+      );
+      assert.deepEqual(await records(data.path), [], 'no node record is left');
+    } finally {
+      await data.cleanup();
+    }
+  });
+
+  test('a node killed while its record says idle still makes the others reseed fully, and nothing is lost', async () => {
+    site.reset();
+    const data = await tempDir();
+    try {
+      const nodes = new Map(IDS.map((id) => [id, spawnCli(args(data.path, id))]));
+      // The victim: the first node whose record says idle after it fetched pages, while
+      // another node still crawls. Its last record says idle: only `done` allows the shortcut.
+      const end = Date.now() + 90_000;
+      let victim: { id: string; pages: number } | undefined;
+      const seen: string[] = [];
+      while (victim === undefined) {
+        const recs = await records(data.path);
+        const line = recs.map((r) => `${r.id}:${r.state}:${r.pages}`).sort().join(' ');
+        if (seen.at(-1) !== line) seen.push(line);
+        const idle = recs.find((r) => r.state === 'idle' && r.pages > 0);
+        if (idle !== undefined && recs.some((r) => r.state === 'crawling')) victim = idle;
+        else {
+          const all = [...nodes.values()];
+          assert.ok(Date.now() < end && all.every((n) => n.exitCode === null), `no node was idle while another crawled:\n${seen.join('\n')}`);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }
+      nodes.get(victim.id)!.kill('SIGKILL');
+      for (const [id, node] of nodes) {
+        const r = await node.done;
+        if (id === victim.id) {
+          assert.equal(r.signal, 'SIGKILL');
+          continue;
+        }
+        assert.equal(r.code, 0, r.stderr);
+        // The full reseed that follows a lost node reads at least every record the victim wrote.
+        assert.ok(recordsRead(r) >= victim.pages, `${id} read ${recordsRead(r)} records; the victim had written ${victim.pages}`);
+      }
+      await assertComplete(data.path);
+      const duplicates = [...site.counts].reduce((a, [, n]) => a + n - 1, 0);
+      assert.ok(duplicates <= 4, `${duplicates} duplicate fetches`);
+    } finally {
+      await data.cleanup();
+    }
+  });
+});
