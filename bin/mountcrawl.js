@@ -5,11 +5,14 @@
 // Every file operation is a round trip on NFS or sshfs: keep more of them in flight than
 // libuv's default 4 threads (this must be set before the first file system call).
 process.env.UV_THREADPOOL_SIZE ??= '16';
+// The build bundles the program and its dependencies into one file (main.bundle.js, next to
+// main.js and written from it): Node then starts it without resolving and reading about 200
+// modules, which was most of a crawl's start (docs/benchmarks.md, "Fixed costs").
 let main;
 try {
-  ({ main } = await import('../dist/src/cli/main.js'));
+  ({ main } = await import('../dist/src/cli/main.bundle.js'));
 } catch (err) {
-  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/src/cli/main.js')) {
+  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/src/cli/main.bundle.js')) {
     process.stderr.write('mountcrawl: NOT_BUILT: run `npm install && npm run build` in the mountcrawl directory first\n');
     process.exit(70);
   }

@@ -44,7 +44,8 @@ export class RecordReadPool {
   constructor(size = READ_WORKERS) {
     this.#inFlight = new Array<number>(size).fill(0);
     for (let i = 0; i < size; i++) {
-      const w = new Worker(new URL('./record-read-worker.js', import.meta.url));
+      // '../reseed/': the same file from dist/src/reseed and from the bundle in dist/src/cli.
+      const w = new Worker(new URL('../reseed/record-read-worker.js', import.meta.url));
       w.on('message', (r: BatchResult) => {
         const p = this.#pending.get(r.id);
         this.#pending.delete(r.id);
