@@ -71,11 +71,11 @@ export class HandoffExchange {
   }
 
   /**
-   * Reads this node's inbox (and, with `orphansOf`, the inboxes of the nodes not in that live
-   * set; or else those of the nodes in `leftDone`, which ended done) into the frontier.
-   * Counts the CPU as discovery.
+   * Reads this node's inbox and the inboxes of the nodes not in `live` (dead, or ended done)
+   * into the frontier; `afterLeaving` (the full reseed after a node left) also removes the
+   * temporary files that writers not in `live` left behind. Counts the CPU as discovery.
    */
-  async receive(frontier: HandoffFrontier, orphansOf?: readonly string[], leftDone: readonly string[] = []): Promise<InboxStats> {
+  async receive(frontier: HandoffFrontier, live?: readonly string[], afterLeaving = false): Promise<InboxStats> {
     const cpu = process.cpuUsage();
     const { ownership, scope } = this.#o;
     const sink = {
@@ -87,9 +87,9 @@ export class HandoffExchange {
         frontier.hosts.get(hostDir)?.phase === 'releasing' ? ('full' as const) : frontier.offer(url, hostDir, depth),
       forward: (url: string, hostDir: string, depth: number) => this.outbox.add(url, hostDir, depth),
     };
-    const live = orphansOf === undefined ? undefined : new Set(orphansOf);
-    const s = await this.inbox.read(sink, live);
-    const others = live !== undefined ? [this.inbox.readOrphans(live, sink)] : leftDone.filter((id) => id !== this.#o.nodeId).map((id) => this.inbox.readLeft(id, sink));
+    const liveSet = live === undefined ? undefined : new Set(live);
+    const s = await this.inbox.read(sink, afterLeaving ? liveSet : undefined);
+    const others = liveSet === undefined ? [] : [this.inbox.readOrphans(liveSet, sink, afterLeaving)];
     for (const o of await Promise.all(others)) {
       s.files += o.files;
       s.queued += o.queued;

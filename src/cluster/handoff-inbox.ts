@@ -56,11 +56,14 @@ export class HandoffInbox {
   }
 
   /**
-   * Reads the inboxes of nodes not in `live` (dead, or gone for good), so that what was sent
-   * to them reaches the hosts' new owners, and removes the emptied directories. Called after
-   * a node left, with the full reseed that follows it.
+   * Reads the inboxes of nodes not in `live` (dead, gone for good, or ended done), so that what
+   * was sent to them reaches the hosts' new owners, and removes the emptied directories. Called
+   * at every reseed: a writer whose view still counted such a node alive may send to it after
+   * the reseed that followed its leaving. `sweepTemps` (after a node left) also removes the
+   * temporary files of writers not in `live`; otherwise they are left to the age sweep, so that
+   * a writer that joined a moment ago, not yet in this node's view, keeps its file.
    */
-  async readOrphans(live: ReadonlySet<string>, sink: InboxSink): Promise<InboxStats> {
+  async readOrphans(live: ReadonlySet<string>, sink: InboxSink, sweepTemps: boolean): Promise<InboxStats> {
     const total: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
     let names: string[];
     try {
@@ -71,21 +74,13 @@ export class HandoffInbox {
     }
     for (const name of names) {
       if (name.startsWith('.') || live.has(name)) continue;
-      const s = await this.#drain(join(this.#layout.dir('handoff'), name), sink, true, live);
+      const s = await this.#drain(join(this.#layout.dir('handoff'), name), sink, true, sweepTemps ? live : undefined);
       total.files += s.files;
       total.queued += s.queued;
       total.forwarded += s.forwarded;
       total.kept += s.kept;
     }
     return total;
-  }
-
-  /**
-   * Reads the inbox of a node that left done (docs/protocol.md, "Leaving done"): what was sent
-   * to it after its last reseed goes to the hosts' new owners; the emptied directory goes.
-   */
-  readLeft(nodeId: string, sink: InboxSink): Promise<InboxStats> {
-    return this.#drain(this.#layout.inbox(nodeId), sink, true);
   }
 
   async #drain(dir: string, sink: InboxSink, removeDir: boolean, live?: ReadonlySet<string>): Promise<InboxStats> {

@@ -240,7 +240,7 @@ export class CrawlNode {
           // A file sent now is work for its owner, who may have been seen idle before: this
           // reseed then has not "found nothing".
           handed += await p.handoffs.outbox.flush();
-          const h = await p.handoffs.receive(this.#handoffTarget(p), full ? p.membership.liveIds() : undefined, p.membership.doneIds());
+          const h = await p.handoffs.receive(this.#handoffTarget(p), p.membership.liveIds(), full);
           handed += h.queued + h.forwarded;
         }
         const cpu = process.cpuUsage();

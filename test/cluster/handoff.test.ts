@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { HANDOFF_VERSION, asHandoff, handoffName } from '../../src/cluster/handoff-file.js';
 import { HandoffInbox, type InboxSink } from '../../src/cluster/handoff-inbox.js';
 import { HandoffOutbox } from '../../src/cluster/handoff-outbox.js';
-import { Layout } from '../../src/store/layout.js';
+import { Layout, tempName } from '../../src/store/layout.js';
 import { tempDir } from '../support/cli.js';
 import { FakeClock } from '../support/fake-clock.js';
 
@@ -118,14 +118,21 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     w.add(url(A, '/a'), A, 1);
     await w.flush();
     const { sink, offered } = recordingSink([A]);
-    await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink);
+    await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink, true);
     assert.deepEqual(offered, [url(A, '/a')]);
     await assert.rejects(readdir(layout.inbox('dead')), { code: 'ENOENT' });
-    // A writer that still thinks "dead" is alive makes the inbox again, and it is read again.
+    // A writer that still thinks "dead" is alive makes the inbox again after that full reseed:
+    // the next reseed of any node, full or not, reads it again.
     const late = outbox('w2', { [A]: 'dead' });
     late.add(url(A, '/b'), A, 1);
     await late.flush();
     assert.equal((await inboxFiles('dead')).length, 1);
+    // A temporary file of a writer this node does not know yet is left to the age sweep.
+    const temp = tempName(handoffName('w3', 0), 'w3', 0);
+    await writeFile(join(layout.inbox('dead'), temp), '{');
+    await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink, false);
+    assert.deepEqual(offered, [url(A, '/a'), url(A, '/b')]);
+    assert.deepEqual(await inboxFiles('dead'), [temp]);
   });
 
   test('two writers for one host at once: two files (no rename replaces another), the URL queued once', async () => {
