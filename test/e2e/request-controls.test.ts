@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, runCli, tempDir } from '../support/cli.js';
-import { pageRoute, requestedPaths, startRoutedSite, type Route } from '../support/routed-site.js';
+import { pageRoute, requestedPaths, startRoutedSite, statusRoute, type Route } from '../support/routed-site.js';
 
 /**
  * A forward HTTP proxy on loopback, recording what it forwards: absolute-form requests
@@ -55,7 +55,11 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     return pageRoute(['/a', '/private/b'])(req, res, ctx);
   };
   before(async () => {
-    site = await startRoutedSite([{ '/': record, '/a': record, '/private/b': record }]);
+    const robots: Route = (req, res, ctx) => {
+      received.push({ path: ctx.path, headers: req.headers });
+      return statusRoute(404)(req, res, ctx);
+    };
+    site = await startRoutedSite([{ '/robots.txt': robots, '/': record, '/a': record, '/private/b': record }]);
     tmp = await tempDir();
   });
   after(async () => {
@@ -85,6 +89,41 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     assert.equal(byPath.get('/')?.['accept-language'], 'de');
     assert.equal(byPath.get('/')?.cookie, 'session=abc');
     assert.equal(byPath.get('/private/b')?.cookie, 'session=abc; deep=xyz');
+  });
+
+  test('--header and --cookie-file are built-in middleware steps: a beforeFetch hook sees them and may override them', async () => {
+    received.length = 0;
+    const host = site.hosts[0]!;
+    const cookies = join(tmp.path, 'cookies-hook.txt');
+    await writeFile(cookies, `# Netscape HTTP Cookie File\n${host.address}\tFALSE\t/\tFALSE\t0\tsession\tabc\n`);
+    const hook = join(tmp.path, 'override.mjs');
+    await writeFile(
+      hook,
+      `export function beforeFetch(request) {
+  request.headers['x-seen'] = JSON.stringify({ team: request.headers['x-team'] ?? null, cookie: request.headers.cookie ?? null });
+  if (request.url.endsWith('/a')) {
+    request.headers['x-team'] = 'hook';
+    request.headers.cookie = 'session=hook';
+  }
+  if (request.url.endsWith('/private/b')) delete request.headers.cookie;
+}
+`,
+    );
+    const r = await runCli(['crawl', site.url(0, '/'), '--data', join(tmp.path, 'd6'), ...FAST, '--header', 'X-Team: crawl', '--cookie-file', cookies, '--hook', hook]);
+    assert.equal(r.code, 0, r.stderr);
+    const byPath = new Map(received.map((x) => [x.path, x.headers]));
+    for (const path of ['/', '/a', '/private/b']) {
+      assert.deepEqual(JSON.parse(String(byPath.get(path)?.['x-seen'])), { team: 'crawl', cookie: 'session=abc' }, `what the hook saw on ${path}`);
+    }
+    assert.equal(byPath.get('/')?.['x-team'], 'crawl');
+    assert.equal(byPath.get('/')?.cookie, 'session=abc');
+    assert.equal(byPath.get('/a')?.['x-team'], 'hook', 'the hook overrides --header');
+    assert.equal(byPath.get('/a')?.cookie, 'session=hook', 'the hook overrides --cookie-file');
+    assert.equal(byPath.get('/private/b')?.cookie, undefined, 'the hook removes the cookie');
+    // No middleware runs on robots.txt: it gets --header and --cookie-file from the fetcher.
+    assert.equal(byPath.get('/robots.txt')?.['x-team'], 'crawl');
+    assert.equal(byPath.get('/robots.txt')?.cookie, 'session=abc');
+    assert.equal(byPath.get('/robots.txt')?.['x-seen'], undefined);
   });
 
   test('a bad --header or --cookie-file: one line, exit 2', async () => {
