@@ -6,7 +6,9 @@ import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type 
 import { runCrawl } from './crawl-command.js';
 import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
-import { SUPERVISED_ENV, runSupervisor } from './supervisor.js';
+import { SUPERVISED_ENV, runSupervisor, type ChildMessage } from './supervisor.js';
+import type { CrawlNode } from '../crawl/crawl-node.js';
+import { onlyWhenChanged } from '../progress/host-tally.js';
 import { snapshotOf } from '../progress/snapshot.js';
 import { loadHooks } from '../hooks/hooks.js';
 import { invokedAs } from './invoked-as.js';
@@ -47,7 +49,7 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     const supervised = Number.isInteger(siblings) && siblings >= 1 && typeof process.send === 'function';
     result.code = await runCrawl(
       supervised ? { ...config, startPeers: siblings - 1 } : config,
-      supervised ? { onProgress: (node) => process.send!({ type: 'progress', snapshot: snapshotOf(config.nodeId, node.stats) }) } : {},
+      supervised ? { onProgress: progressToSupervisor(config.nodeId) } : {},
       userHooks,
     );
   });
@@ -172,4 +174,13 @@ export async function main(argv: readonly string[]): Promise<number> {
 /** The --hook files, in the order given. */
 function hookFiles(opts: CrawlOptionValues): string[] {
   return Array.isArray(opts.hook) ? (opts.hook as string[]) : [];
+}
+
+/** A supervised node's progress messages: its counters, and its hosts when they changed (src/progress/host-tally.ts). */
+function progressToSupervisor(nodeId: string): (node: CrawlNode) => void {
+  const changed = onlyWhenChanged();
+  return (node) => {
+    const hosts = changed(node.ownedHosts());
+    process.send!({ type: 'progress', snapshot: snapshotOf(nodeId, node.stats), ...(hosts === undefined ? {} : { hosts }) } satisfies ChildMessage);
+  };
 }
