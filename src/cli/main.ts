@@ -9,6 +9,7 @@ import { seedCommand } from './seed-command.js';
 import { SUPERVISED_ENV, runSupervisor, type ChildMessage } from './supervisor.js';
 import type { CrawlNode } from '../crawl/crawl-node.js';
 import { onlyWhenChanged } from '../progress/host-tally.js';
+import { refuseOptionLikeValues } from './option-like-values.js';
 import { snapshotOf } from '../progress/snapshot.js';
 import { loadHooks } from '../hooks/hooks.js';
 import { invokedAs } from './invoked-as.js';
@@ -148,6 +149,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return ExitCode.USAGE;
   }
   try {
+    refuseOptionLikeValues(program, argv);
     await program.parseAsync([...argv]);
     return result.code;
   } catch (err) {
