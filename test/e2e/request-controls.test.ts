@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, runCli, tempDir } from '../support/cli.js';
+import { selfSignedCertificate, startHttpsHost } from '../support/hostile-site.js';
 import { pageRoute, requestedPaths, startRoutedSite, statusRoute, type Route } from '../support/routed-site.js';
 
 /**
@@ -148,6 +149,42 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     } finally {
       proxy.server.closeAllConnections();
       proxy.server.close();
+    }
+  });
+
+  test('--proxy with an https target: a CONNECT tunnel, and the site\'s certificate still verified', async (t) => {
+    const address = '127.0.0.46';
+    const tls = selfSignedCertificate(address);
+    if (tls === undefined) {
+      // In CI (.ci/run installs openssl) this is a failure, not a skip.
+      assert.ok(process.env.CI !== 'true', 'openssl is needed to make a self-signed certificate');
+      t.skip('openssl is not available to make a self-signed certificate');
+      return;
+    }
+    const host = await startHttpsHost(address, tls, { '/': ['/tls-a.html'], '/tls-a.html': [] });
+    const proxy = await startProxy();
+    try {
+      // Untrusted (no CA given): the tunnel is made, the certificate refused, no request goes through it.
+      const strict = await runCli(['crawl', `${host.origin}/`, '--data', join(tmp.path, 'd7'), ...FAST, '--proxy', proxy.url, '--max-attempts', '1']);
+      assert.equal(strict.code, 5, strict.stderr);
+      assert.equal(host.counts.size, 0, 'a request went through over a certificate that failed');
+      assert.ok(proxy.seen.includes(`${address}:${new URL(host.origin).port}`), proxy.seen.join(' '));
+      // Trusted through NODE_EXTRA_CA_CERTS (verification stays on): fetched through the tunnel.
+      proxy.seen.length = 0;
+      const ca = join(tmp.path, 'site-ca.pem');
+      await writeFile(ca, tls.cert);
+      const r = await runCli(['crawl', `${host.origin}/`, '--data', join(tmp.path, 'd8'), ...FAST, '--proxy', proxy.url], {
+        env: { NODE_EXTRA_CA_CERTS: ca },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(host.counts.get('/'), 1);
+      assert.equal(host.counts.get('/tls-a.html'), 1);
+      assert.ok(proxy.seen.length > 0, 'the proxy saw nothing');
+      assert.ok(proxy.seen.every((x) => x === `${address}:${new URL(host.origin).port}`), `only CONNECT tunnels to the site: ${proxy.seen.join(' ')}`);
+    } finally {
+      proxy.server.closeAllConnections();
+      proxy.server.close();
+      await host.close();
     }
   });
 
