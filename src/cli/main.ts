@@ -6,7 +6,10 @@ import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type 
 import { runCrawl } from './crawl-command.js';
 import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
-import { SUPERVISED_ENV, runSupervisor } from './supervisor.js';
+import { SUPERVISED_ENV, runSupervisor, type ChildMessage } from './supervisor.js';
+import type { CrawlNode } from '../crawl/crawl-node.js';
+import { onlyWhenChanged } from '../progress/host-tally.js';
+import { refuseOptionLikeValues } from './option-like-values.js';
 import { snapshotOf } from '../progress/snapshot.js';
 import { loadHooks } from '../hooks/hooks.js';
 import { invokedAs } from './invoked-as.js';
@@ -46,11 +49,12 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     const siblings = Number(process.env[SUPERVISED_ENV]);
     const supervised = Number.isInteger(siblings) && siblings >= 1 && typeof process.send === 'function';
     // The supervisor says when a sibling turned idle or ended: look at the others now.
-    let crawling: { look(): void } | undefined;
+    let crawling: CrawlNode | undefined;
     if (supervised) process.on('message', (m: { type?: string } | null) => m?.type === 'look' && crawling?.look());
-    const onProgress = (node: { look(): void; stats: Parameters<typeof snapshotOf>[1] }): void => {
+    const toSupervisor = progressToSupervisor(config.nodeId);
+    const onProgress = (node: CrawlNode): void => {
       crawling = node;
-      process.send!({ type: 'progress', snapshot: snapshotOf(config.nodeId, node.stats) });
+      toSupervisor(node);
     };
     result.code = await runCrawl(supervised ? { ...config, startPeers: siblings - 1 } : config, supervised ? { onProgress } : {}, userHooks);
   });
@@ -149,6 +153,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return ExitCode.USAGE;
   }
   try {
+    refuseOptionLikeValues(program, argv);
     await program.parseAsync([...argv]);
     return result.code;
   } catch (err) {
@@ -175,4 +180,13 @@ export async function main(argv: readonly string[]): Promise<number> {
 /** The --hook files, in the order given. */
 function hookFiles(opts: CrawlOptionValues): string[] {
   return Array.isArray(opts.hook) ? (opts.hook as string[]) : [];
+}
+
+/** A supervised node's progress messages: its counters, and its hosts when they changed (src/progress/host-tally.ts). */
+function progressToSupervisor(nodeId: string): (node: CrawlNode) => void {
+  const changed = onlyWhenChanged();
+  return (node) => {
+    const hosts = changed(node.ownedHosts());
+    process.send!({ type: 'progress', snapshot: snapshotOf(nodeId, node.stats), ...(hosts === undefined ? {} : { hosts }) } satisfies ChildMessage);
+  };
 }

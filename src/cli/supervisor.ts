@@ -5,6 +5,7 @@ import type { CrawlConfig } from '../config/crawl-config.js';
 import { ExitCode } from '../errors.js';
 import { StreamLogger } from '../progress/logger.js';
 import { ProgressDisplay } from '../progress/progress-display.js';
+import { HostTally } from '../progress/host-tally.js';
 import { totalOf, type Snapshot } from '../progress/snapshot.js';
 import { openDataDir } from '../store/data-dir.js';
 import { hasSeeds } from '../reseed/seeds.js';
@@ -22,6 +23,8 @@ export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
 export interface ChildMessage {
   readonly type: 'progress';
   readonly snapshot: Snapshot;
+  /** The hosts the node owns, when they changed since its last message (src/progress/host-tally.ts). */
+  readonly hosts?: readonly string[];
 }
 
 const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
@@ -110,6 +113,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     }
   };
 
+  const tally = new HostTally();
   const start = (slot: Slot): void => {
     slot.restartTimer = undefined;
     const child = fork(BIN, childArgs(argv, slot.index), {
@@ -129,10 +133,12 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
       if (m?.type !== 'progress') return;
       const wasIdle = slot.snapshot?.state === 'idle';
       slot.snapshot = { ...m.snapshot, label: `node ${slot.index + 1}` };
+      if (m.hosts !== undefined) tally.set(slot.index, m.hosts);
       if (!wasIdle && m.snapshot.state === 'idle') nudge(slot);
     });
     child.on('exit', (code, signal) => {
       slot.child = undefined;
+      tally.forget(slot.index);
       nudge(slot);
       const crashed = stopping === undefined && (signal !== null || !FINAL_CODES.has(code ?? -1));
       if (crashed && slot.crashes < MAX_CRASHES) {
@@ -173,7 +179,8 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
 
   const snapshots = (): Snapshot[] => {
     const live = slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined);
-    return [...live, totalOf('total', live)];
+    const total = totalOf('total', live);
+    return [...live, tally.known ? { ...total, hostsOwned: tally.count } : total];
   };
   display.start(snapshots);
   logger.info(politenessStartLine(config));

@@ -86,6 +86,13 @@ export class CrawlNode {
     this.#hooks = deps.hooks;
   }
 
+  /** Directory names of the hosts this node owns and crawls now. */
+  ownedHosts(): string[] {
+    const out: string[] = [];
+    for (const h of this.#p?.frontier.hosts.values() ?? []) if (h.phase === 'ready') out.push(h.dir);
+    return out;
+  }
+
   /** Asks the node to stop gracefully: requests in flight finish (or are abandoned after a grace period). */
   stop(exitCode: number = ExitCode.INTERRUPTED): void {
     this.#stopping ??= { reason: 'stopped', exitCode };

@@ -172,10 +172,13 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     abort,
     control,
     // The fetch middleware: the built-in steps first (docs/hooks.md), then the --hook ones.
-    middleware: fetchMiddleware(config.userAgent, (hostDir, url) => frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true, () => clock.now(), {
-      hooks,
-      env: hookEnv,
-    }),
+    middleware: fetchMiddleware(
+      config.userAgent,
+      (hostDir, url) => frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true,
+      () => clock.now(),
+      { hooks, env: hookEnv },
+      { ...(config.headers ? { headers: config.headers } : {}), ...(config.cookies ? { cookies: config.cookies } : {}) },
+    ),
     recrawler,
   });
   return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, handoffs, recrawler };

@@ -146,13 +146,17 @@ export class Fetcher {
       const headers = defaultRequestHeaders(this.#options.userAgent);
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
-      if (options.headers !== undefined) Object.assign(headers, options.headers);
-      // --header and --cookie-file come last: the user's command line wins over defaults and
-      // hooks (they are not yet steps of the middleware chain, docs/hooks.md).
-      for (const [name, value] of this.#options.headers ?? []) headers[name] = value;
-      if (this.#options.cookies !== undefined && this.#options.cookies.length > 0) {
-        const cookie = cookieHeader(this.#options.cookies, new URL(url), Math.floor(this.#clock.now() / 1000));
-        if (cookie !== undefined) headers.cookie = cookie;
+      if (options.headers !== undefined) {
+        // A page's request: the fetch middleware's headers, --header and --cookie-file
+        // included (built-in steps a hook can see and change, docs/hooks.md).
+        Object.assign(headers, options.headers);
+      } else {
+        // robots.txt, which no middleware runs on: --header and --cookie-file added here.
+        for (const [name, value] of this.#options.headers ?? []) headers[name] = value;
+        if (this.#options.cookies !== undefined && this.#options.cookies.length > 0) {
+          const cookie = cookieHeader(this.#options.cookies, new URL(url), Math.floor(this.#clock.now() / 1000));
+          if (cookie !== undefined) headers.cookie = cookie;
+        }
       }
       const res = await request(url, {
         method: 'GET',

@@ -1,5 +1,6 @@
 import { FetchFailure } from '../errors.js';
 import { isTransientStatus } from '../fetch/classify-error.js';
+import { cookieHeader, type FileCookie } from '../fetch/cookie-file.js';
 import { defaultRequestHeaders, type FetchedResponse } from '../fetch/fetcher.js';
 import { headerValue } from '../fetch/header-value.js';
 import { parseRetryAfter } from '../fetch/retry-after.js';
@@ -9,8 +10,8 @@ import { type AfterStep, type BeforeStep, MiddlewareChain, type Verdict } from '
 
 /**
  * The built-in steps of the fetch middleware (docs/hooks.md): they run first, as the same
- * kind of step as a user's beforeFetch / afterFetch, so a user's step sees what they did.
- * Options that add headers (cookies, --header) belong here as further before-steps.
+ * kind of step as a user's beforeFetch / afterFetch, so a user's step sees what they did
+ * (and may change or remove it): the default headers, --header, --cookie-file, the robots gate.
  */
 
 /** The request headers every request starts with: the user agent and what we accept. */
@@ -22,6 +23,35 @@ export function defaultHeadersStep(userAgent: string): BeforeStep {
       return undefined;
     },
   };
+}
+
+/** --header: each extra header replaces a default of the same name (names are lowercase). */
+export function extraHeadersStep(headers: readonly (readonly [string, string])[]): BeforeStep {
+  return {
+    name: 'headers (--header)',
+    run(request) {
+      for (const [name, value] of headers) request.headers[name] = value;
+      return undefined;
+    },
+  };
+}
+
+/** --cookie-file: the `cookie` header of the cookies that apply to the URL (`now`: wall clock, ms). */
+export function cookiesStep(cookies: readonly FileCookie[], now: () => number): BeforeStep {
+  return {
+    name: 'cookies (--cookie-file)',
+    run(request) {
+      const cookie = cookieHeader(cookies, new URL(request.url), Math.floor(now() / 1000));
+      if (cookie !== undefined) request.headers.cookie = cookie;
+      return undefined;
+    },
+  };
+}
+
+/** What the command line adds to every request (--header, --cookie-file). */
+export interface RequestControls {
+  readonly headers?: readonly (readonly [string, string])[];
+  readonly cookies?: readonly FileCookie[];
 }
 
 /** The robots.txt gate: a URL robots.txt disallows is never requested (`allowed`: the host's rules). */
@@ -68,6 +98,10 @@ export function fetchMiddleware(
   robotsAllowed: (hostDir: string, url: string) => boolean,
   now: () => number,
   user?: { readonly hooks: readonly HookModule[]; readonly env: HookCallEnv },
+  controls: RequestControls = {},
 ): MiddlewareChain {
-  return new MiddlewareChain([defaultHeadersStep(userAgent), robotsStep(robotsAllowed)], [statusStep(now)], user);
+  const before = [defaultHeadersStep(userAgent)];
+  if (controls.headers !== undefined && controls.headers.length > 0) before.push(extraHeadersStep(controls.headers));
+  if (controls.cookies !== undefined && controls.cookies.length > 0) before.push(cookiesStep(controls.cookies, now));
+  return new MiddlewareChain([...before, robotsStep(robotsAllowed)], [statusStep(now)], user);
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -80,6 +81,31 @@ describe('bad input gets one clear line and a non-zero exit', () => {
     const r = await runCli(['crawl', '--data', join(tmp.path, 'empty'), ...FAST]);
     assert.equal(r.code, 2);
     assertOneLine(r.stderr, 'NO_SEEDS');
+  });
+
+  test('an option-like word as the value of a path or URL option is refused, unless written with =', async () => {
+    for (const args of [
+      ['crawl', 'http://127.0.0.1:9/', '--data', '--warc'],
+      ['crawl', 'http://127.0.0.1:9/', '--data', join(tmp.path, 'd9'), '--seeds-file', '--watch'],
+      ['crawl', 'http://127.0.0.1:9/', '--data', join(tmp.path, 'd9'), '--proxy', '-x'],
+      ['status', '--data', '--json'],
+      ['report', '--data', join(tmp.path, 'd9'), '--out', '--json'],
+      ['crawl', 'http://127.0.0.1:9/', '--data', join(tmp.path, 'd9'), '--hook', '--warc'],
+    ]) {
+      const r = await runCli(args, { env: { MOUNTCRAWL_DATA: '' } });
+      assert.equal(r.code, 2, args.join(' '));
+      assertOneLine(r.stderr, 'BAD_OPTION');
+      const [flag, value] = args.slice(-2);
+      assert.match(r.stderr, new RegExp(`${flag} ${value}: ${value} looks like an option, not a (directory|file name|URL) \\(write ${flag}=${value} if you mean it\\)`));
+    }
+    // Nothing was made under the option-like name in the working directory.
+    assert.ok(!existsSync(join(process.cwd(), '--warc')), 'a directory named --warc was made');
+    // With = the value is taken as written.
+    const odd = join(tmp.path, '--odd');
+    const r = await runCli(['crawl', `--data=${odd}`, ...FAST]);
+    assert.equal(r.code, 2);
+    assertOneLine(r.stderr, 'NO_SEEDS');
+    assert.ok(existsSync(odd), `--data=${odd} was not taken as written`);
   });
 
   test('status of a directory that does not exist', async () => {

