@@ -5,7 +5,7 @@ import { mergeDirectives, parseXRobotsTag } from '../extract/meta-robots.js';
 import { looksBinary } from '../extract/sniff-binary.js';
 import { isHtmlType, type FetchedResponse, type Fetcher, type Validators } from '../fetch/fetcher.js';
 import { extensionOf } from '../fetch/keep-types.js';
-import type { RedirectHop } from '../store/records.js';
+import type { RedirectHop, SitemapInfo } from '../store/records.js';
 import { urlKey } from '../url/key.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { headerValue } from '../fetch/header-value.js';
@@ -41,6 +41,8 @@ export type Commit =
       readonly data?: unknown;
       /** A revisit answered 304 Not Modified (docs/recrawl.md): the stored body stands. */
       readonly notModified?: boolean;
+      /** A sitemap (docs/sitemaps.md): what it held; its links are its entries. */
+      readonly sitemap?: SitemapInfo;
     }
   | { readonly type: 'error'; readonly target: Target; readonly failure: FetchFailure };
 

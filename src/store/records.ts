@@ -59,6 +59,19 @@ export interface LinksRecord {
   readonly nextFetchAt?: string;
   /** Recrawl: the last few visits, newest last. */
   readonly history?: readonly VisitEntry[];
+  /** A sitemap (docs/sitemaps.md): its `links` are its pages, or its child sitemaps for an index. */
+  readonly sitemap?: SitemapInfo;
+}
+
+/** What a sitemap held (docs/sitemaps.md). */
+export interface SitemapInfo {
+  readonly kind: 'urlset' | 'index';
+  /** Entries read (before normalization). */
+  readonly entries: number;
+  /** Entries beyond the cap, not kept. */
+  readonly dropped?: number;
+  /** Why reading stopped early (the entries before it are kept). */
+  readonly error?: string;
 }
 
 /** One visit of a page, as kept in its links record's history (docs/recrawl.md). */
