@@ -94,7 +94,7 @@ export async function fetchSitemap(start: Target, ctx: FetchPageContext): Promis
     links.push(n.url);
   }
   const sitemap = {
-    kind: isIndex ? ('index' as const) : ('urlset' as const),
+    kind: isIndex ? ('index' as const) : parsed.format === 'rss' || parsed.format === 'rdf' || parsed.format === 'feed' ? ('feed' as const) : ('urlset' as const),
     entries: parsed.entries.length,
     ...(parsed.dropped > 0 ? { dropped: parsed.dropped } : {}),
     ...(parsed.error !== undefined ? { error: parsed.error } : {}),

@@ -65,7 +65,8 @@ export interface LinksRecord {
 
 /** What a sitemap held (docs/sitemaps.md). */
 export interface SitemapInfo {
-  readonly kind: 'urlset' | 'index';
+  /** `feed`: an RSS or Atom feed, read as a list of pages. */
+  readonly kind: 'urlset' | 'index' | 'feed';
   /** Entries read (before normalization). */
   readonly entries: number;
   /** Entries beyond the cap, not kept. */

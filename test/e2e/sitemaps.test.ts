@@ -30,6 +30,7 @@ const sitemapBodies = new Map<string, (origin: string) => Buffer>([
   ['/sitemap-a.xml.gz', (o) => gzipSync(urlset(o, [['/only-a/1'], ['/only-a/2']]))],
   ['/sitemap-b.xml', (o) => Buffer.from(urlset(o, [['/only-b/1', lastmodB], ['/']]))],
   ['/bad.xml', () => Buffer.from('<html><body>this is not a sitemap</body></html>')],
+  ['/feed.xml', (o) => Buffer.from(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="${o}/only-feed/1"/></entry></feed>`)],
 ]);
 
 const ROUTES = {
@@ -44,6 +45,8 @@ const ROUTES = {
   '/sitemap-a.xml.gz': xml('application/gzip'),
   '/sitemap-b.xml': xml('text/xml'),
   '/bad.xml': xml('application/xml'),
+  '/feed.xml': xml('application/atom+xml'),
+  '/only-feed/*': pageRoute([]),
 };
 
 describe('sitemaps (docs/sitemaps.md)', () => {
@@ -68,13 +71,13 @@ describe('sitemaps (docs/sitemaps.md)', () => {
     }
   });
 
-  test('--sitemaps: an index with a gzipped child; URLs only in a sitemap are crawled; a malformed --sitemap is one errs record', async () => {
+  test('--sitemaps: an index with a gzipped child and an Atom feed; URLs only in them are crawled; a malformed --sitemap is one errs record', async () => {
     const data = await tempDir();
-    const paths = ['/sitemap-index.xml', '/sitemap-a.xml.gz', '/sitemap-b.xml', '/bad.xml', '/only-a/1', '/only-a/2', '/only-b/1', '/'];
+    const paths = ['/sitemap-index.xml', '/sitemap-a.xml.gz', '/sitemap-b.xml', '/bad.xml', '/only-a/1', '/only-a/2', '/only-b/1', '/', '/feed.xml', '/only-feed/1'];
     const before = new Map(paths.map((p) => [p, site.count(site.url(0, p))]));
     const fetched = (p: string): number => site.count(site.url(0, p)) - before.get(p)!;
     try {
-      const r = await runCli(['crawl', site.url(0, '/'), '--sitemaps', '--sitemap', site.url(0, '/bad.xml'), '--data', data.path, ...FAST]);
+      const r = await runCli(['crawl', site.url(0, '/'), '--sitemaps', '--sitemap', site.url(0, '/bad.xml'), '--sitemap', site.url(0, '/feed.xml'), '--data', data.path, ...FAST]);
       assert.ok(r.code === 0 || r.code === 5, `exit ${r.code}: ${r.stderr}`);
       assert.doesNotMatch(r.stderr, /INTERNAL/);
       for (const p of paths) assert.equal(fetched(p), 1, `${p} fetched ${fetched(p)} times`);
