@@ -172,8 +172,9 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       continue;
     }
     // A revisit's conditional GET answered 304 (docs/recrawl.md): unchanged, before the status
-    // verdict of the middleware would make it an error.
-    if (status === 304 && chain.length === 0 && before.kind !== 'respond' && ctx.validators !== undefined) {
+    // verdict of the middleware would make it an error. A --hook's answer stands for the
+    // server's (docs/hooks.md), so its 304 to a revisit means the same.
+    if (status === 304 && chain.length === 0 && ctx.validators !== undefined) {
       return finish({ type: 'page', target, response: res, finalUrl: target.url, redirects: [], body: null, links: [], notModified: true });
     }
     const verdict = await middleware.after(request, res, before.kind === 'respond');
