@@ -91,7 +91,11 @@ export class RequestRunner {
     const now = clock.monotonic();
     while (control.mayStart()) {
       const next = frontier.next(now);
-      if (next === undefined) return;
+      if (next === undefined) {
+        // Due pages that waited for room under --frontier-cap (docs/recrawl.md).
+        if ((this.#d.recrawler?.refill() ?? 0) > 0) continue;
+        return;
+      }
       if (next.kind === 'robots') this.#fetchRobots(next.host);
       else this.#start(next.host, next.item, now);
     }

@@ -51,6 +51,8 @@ export class Recrawler {
   readonly #books = new Map<string, HostBook>();
   /** Previous links records of revisits in flight, by `host/key`. */
   readonly #previous = new Map<string, LinksRecord>();
+  /** Keys in every book's `pending`: refill costs nothing while there are none. */
+  #pendingTotal = 0;
 
   constructor(deps: RecrawlerDeps) {
     this.#d = deps;
@@ -89,7 +91,10 @@ export class Recrawler {
       // A failed revisit waits as a retry even when due (the host's errs records are read as retries too).
       if (due <= wallNow && err === undefined) {
         if (room-- > 0) frontier.requeue(host, item);
-        else book.pending.push(key);
+        else {
+          book.pending.push(key);
+          this.#pendingTotal++;
+        }
       }
       else if (due <= wallNow || config.watch) timed.push({ item, at: monoNow + Math.max(0, due - wallNow) });
       else host.addDone(key);
@@ -212,6 +217,7 @@ export class Recrawler {
     book.dirty = true;
     book.forced.add(key);
     book.pending.push(key);
+    this.#pendingTotal++;
     this.refill();
     return true;
   }
@@ -220,12 +226,14 @@ export class Recrawler {
   refill(): number {
     const { config, frontier } = this.#d;
     let room = config.frontierCap - frontier.queued;
+    if (this.#pendingTotal === 0 || room <= 0) return 0;
     let n = 0;
     for (const [dir, book] of this.#books) {
       const host = frontier.hosts.get(dir);
       if (host === undefined || host.phase !== 'ready') continue;
       while (room > 0 && book.pending.length > 0) {
         const key = book.pending.pop()!;
+        this.#pendingTotal--;
         const e = book.schedule.get(key);
         // Taken meanwhile (a link to it was admitted), or fetched meanwhile.
         if (e === undefined || host.isClaimed(key) || (host.isDone(key) && !book.forced.has(key))) continue;
@@ -297,6 +305,7 @@ export class Recrawler {
   /** Forgets a host let go, after writing its schedule when `write` (the lease is still ours). */
   async forget(hostDir: string, write: boolean): Promise<void> {
     if (write) await this.flush(hostDir).catch(() => undefined);
+    this.#pendingTotal -= this.#books.get(hostDir)?.pending.length ?? 0;
     this.#books.delete(hostDir);
   }
 
