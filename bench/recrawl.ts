@@ -81,6 +81,8 @@ async function pass(name: string, seed: string, data: string): Promise<Record<st
     pagesPerSecond: Math.round(pages / seconds),
     crawlerCpuSeconds: cpuSeconds,
     cpuMsPerPage: Number(((cpuSeconds * 1000) / pages).toFixed(2)),
+    // Of which: reading the mount for work (reseeds: every links record of a new run).
+    discovery: s.discovery,
     loadAverage1mAtStart: Number(load.toFixed(2)),
   };
 }
