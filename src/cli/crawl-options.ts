@@ -85,7 +85,9 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--recrawl-after <duration>', 'fetch a page again when its last fetch is older (0s, 90m, 7d; docs/recrawl.md)')
     .option('--recrawl-adaptive', 'shorten the interval of pages that change, lengthen it for the others')
     .option('--recrawl-min <duration>', 'shortest adaptive interval (default: --recrawl-after / 4)')
-    .option('--recrawl-max <duration>', 'longest adaptive interval (default: --recrawl-after x 8)');
+    .option('--recrawl-max <duration>', 'longest adaptive interval (default: --recrawl-after x 8)')
+    .option('--sitemap <url>', 'a sitemap, sitemap index or feed whose URLs are crawled (repeatable; docs/sitemaps.md)', collect)
+    .option('--sitemaps', "also follow the Sitemap: lines of each host's robots.txt (docs/sitemaps.md)");
 }
 
 /** The raw option values commander hands over for `crawl`. */
@@ -111,8 +113,10 @@ export function buildCrawlConfig(
   );
   const normalize = Object.freeze({ sessionParams, maxUrlLength: parseWhole('--max-url-length', str('maxUrlLength'), 16) });
   // Seeds on the command line must all be good; a seeds file's bad lines are reported and skipped.
+  const sitemapUrls = ((o.sitemap as string[] | undefined) ?? []).map((raw) => seedOrFail(raw, normalize));
   const seedUrls = [
     ...urls.map((raw) => seedOrFail(raw, normalize)),
+    ...sitemapUrls,
     ...(typeof o.seedsFile === 'string' ? readSeedsFile(o.seedsFile, normalize, warn) : []),
   ];
   const heartbeatMs = parseWhole('--heartbeat', str('heartbeat'), 50);
@@ -169,6 +173,8 @@ export function buildCrawlConfig(
     deadAfterMs,
     mountRetryMs: parseSeconds('--mount-retry', str('mountRetry'), true),
     recrawl: buildRecrawlPolicy(o),
+    ...(sitemapUrls.length > 0 ? { sitemapUrls } : {}),
+    ...(o.sitemaps === true ? { sitemapsFromRobots: true } : {}),
   };
   return Object.freeze(config);
 }

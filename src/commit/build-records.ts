@@ -31,6 +31,7 @@ export function buildLinksRecord(
     ...(commit.data !== undefined ? { data: commit.data } : {}),
     ...(options.filePath !== undefined ? { file: options.filePath } : {}),
     ...(commit.robots !== undefined ? { robots: commit.robots } : {}),
+    ...(commit.sitemap !== undefined ? { sitemap: commit.sitemap } : {}),
     links: commit.links,
   };
 }

@@ -114,6 +114,10 @@ export interface CrawlConfig {
   readonly warcMaxSize: number;
   /** Revisit pages (--recrawl-after, docs/recrawl.md); undefined: a page is fetched once. */
   readonly recrawl?: RecrawlPolicy | undefined;
+  /** Normalized --sitemap URLs of this command line (docs/sitemaps.md); they are seeds too. */
+  readonly sitemapUrls?: readonly string[];
+  /** --sitemaps: also follow the `Sitemap:` lines of robots.txt (docs/sitemaps.md). */
+  readonly sitemapsFromRobots?: boolean;
 }
 
 /** Defaults of a polite crawler; the CLI documents each (docs/options.md). */

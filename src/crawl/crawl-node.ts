@@ -15,6 +15,7 @@ import { Heartbeat } from './heartbeat.js';
 import { assembleNode, type Parts } from './node-parts.js';
 import type { ReseedSink } from '../reseed/reseeder.js';
 import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
+import { writeSitemapSeeds } from '../sitemap/sitemaps.js';
 import { WATCH_POLL_MS, afterEmptyReseed } from './termination.js';
 import { countDiscovery } from '../cluster/handoff-stats.js';
 import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
@@ -108,6 +109,7 @@ export class CrawlNode {
   async run(): Promise<RunResult> {
     const p = await this.#open();
     await writeSeeds(p.layout, this.#renormalize(p.normalize), this.#config.nodeId);
+    await writeSitemapSeeds(p.layout, this.#config.sitemapUrls ?? [], p.normalize, { nodeId: this.#config.nodeId });
     if (!this.#config.watch && !(await hasSeeds(p.layout))) {
       throw new FatalError(
         'NO_SEEDS',
@@ -231,6 +233,8 @@ export class CrawlNode {
         await this.#sleep(Math.max(10, until - now));
         continue;
       }
+      // Due pages that did not fit under --frontier-cap come before the mount (docs/recrawl.md).
+      if ((p.recrawler?.refill() ?? 0) > 0) continue;
       // Nothing in memory: look at the mount.
       const allIdleBefore = p.membership.allIdleSince();
       const reseedStart = this.#clock.monotonic();

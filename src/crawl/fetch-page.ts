@@ -5,7 +5,7 @@ import { mergeDirectives, parseXRobotsTag } from '../extract/meta-robots.js';
 import { looksBinary } from '../extract/sniff-binary.js';
 import { isHtmlType, type FetchedResponse, type Fetcher, type Validators } from '../fetch/fetcher.js';
 import { extensionOf } from '../fetch/keep-types.js';
-import type { RedirectHop } from '../store/records.js';
+import type { RedirectHop, SitemapInfo } from '../store/records.js';
 import { urlKey } from '../url/key.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { headerValue } from '../fetch/header-value.js';
@@ -41,6 +41,8 @@ export type Commit =
       readonly data?: unknown;
       /** A revisit answered 304 Not Modified (docs/recrawl.md): the stored body stands. */
       readonly notModified?: boolean;
+      /** A sitemap (docs/sitemaps.md): what it held; its links are its entries. */
+      readonly sitemap?: SitemapInfo;
     }
   | { readonly type: 'error'; readonly target: Target; readonly failure: FetchFailure };
 
@@ -170,8 +172,9 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       continue;
     }
     // A revisit's conditional GET answered 304 (docs/recrawl.md): unchanged, before the status
-    // verdict of the middleware would make it an error.
-    if (status === 304 && chain.length === 0 && before.kind !== 'respond' && ctx.validators !== undefined) {
+    // verdict of the middleware would make it an error. A --hook's answer stands for the
+    // server's (docs/hooks.md), so its 304 to a revisit means the same.
+    if (status === 304 && chain.length === 0 && ctx.validators !== undefined) {
       return finish({ type: 'page', target, response: res, finalUrl: target.url, redirects: [], body: null, links: [], notModified: true });
     }
     const verdict = await middleware.after(request, res, before.kind === 'respond');

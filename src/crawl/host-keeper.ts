@@ -14,6 +14,7 @@ import type { Frontier } from '../frontier/frontier.js';
 import { HostState } from '../frontier/host-state.js';
 import { leaveAloneAtFirstContact } from '../frontier/first-contact.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
+import type { Sitemaps } from '../sitemap/sitemaps.js';
 
 export interface HostKeeperDeps {
   readonly config: CrawlConfig;
@@ -32,6 +33,8 @@ export interface HostKeeperDeps {
   readonly wake: () => void;
   /** Revisits (--recrawl-after): pages with links records are scheduled, not done. */
   readonly recrawler?: Recrawler | undefined;
+  /** Sitemaps (docs/sitemaps.md): found when robots.txt is known, before the queue starts. */
+  readonly sitemaps?: Sitemaps | undefined;
 }
 
 /**
@@ -116,6 +119,11 @@ export class HostKeeper {
       // nextAttemptAt was written by some node's wall clock: a small skew only moves a retry.
       const dueWall = rec.nextAttemptAt === null ? wallNow : Date.parse(rec.nextAttemptAt);
       frontier.addRetry(host, { url: rec.url, key, depth: rec.depth }, now + Math.max(0, dueWall - wallNow));
+    }
+    // Sitemaps known at take (--sitemap ones, robots.txt's as stored): queued, or due again with --recrawl-after.
+    if (this.#d.sitemaps !== undefined) {
+      await this.#d.sitemaps.discover(host, config.robots ? await this.#d.robots.storedSitemaps(host.dir) : []);
+      if (host.phase !== 'loading') return;
     }
     // What was offered before the listing came: done ones go, failed ones wait for their retry.
     frontier.filterQueue(host, (i) => !host.isDone(i.key) && host.errsOf(i.key) === undefined);
@@ -223,7 +231,9 @@ export class HostKeeper {
     let outcome: 'ok' | 'transient' = 'ok';
     try {
       stats.requests++;
-      host.robotsKnown(await this.#d.robots.rules(host.dir, host.origin ?? `http://${host.dir}`, this.#d.signal));
+      const rules = await this.#d.robots.rules(host.dir, host.origin ?? `http://${host.dir}`, this.#d.signal);
+      await this.#d.sitemaps?.discover(host, rules.sitemaps ?? []);
+      host.robotsKnown(rules);
     } catch (err) {
       const failures = host.robotsFailed(err instanceof RobotsUnavailable);
       if (err instanceof RobotsUnavailable) {

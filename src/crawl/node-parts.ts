@@ -26,6 +26,7 @@ import { reconcileNormalization } from './normalization.js';
 import { RequestRunner } from './request-runner.js';
 import { Reseeder } from '../reseed/reseeder.js';
 import { Recrawler } from '../recrawl/recrawler.js';
+import { Sitemaps, hasSitemapSeeds } from '../sitemap/sitemaps.js';
 
 /** The parts of a node that exist once its data directory is open. */
 export interface Parts {
@@ -107,8 +108,14 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
   const abort = new AbortController();
   const frontier = new Frontier({ config, clock, stats, events: { workReady: () => control.pump(), wake: () => control.wake() } });
   const recrawler = config.recrawl === undefined ? undefined : new Recrawler({ config, policy: config.recrawl, clock, log, layout, frontier });
+  // Sitemaps (docs/sitemaps.md) when any were asked for; sitemaps/ on the mount may hold other nodes' --sitemap URLs.
+  const sitemaps: Sitemaps | undefined =
+    config.sitemapsFromRobots === true || (config.sitemapUrls ?? []).length > 0 || (await hasSitemapSeeds(layout))
+      ? new Sitemaps({ layout, clock, log, normalize, fromRobots: config.sitemapsFromRobots === true, recrawler, offer: (u: string, h: string, d: number): unknown => admission.offer(u, h, d) })
+      : undefined;
   const keeper = new HostKeeper({
     recrawler,
+    sitemaps,
     config,
     clock,
     log,
@@ -180,6 +187,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
       { ...(config.headers ? { headers: config.headers } : {}), ...(config.cookies ? { cookies: config.cookies } : {}) },
     ),
     recrawler,
+    sitemaps,
   });
   return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, handoffs, recrawler };
 }

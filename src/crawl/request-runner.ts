@@ -8,12 +8,13 @@ import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import type { NormalizeOptions } from '../url/normalize.js';
 import type { Committer } from '../commit/committer.js';
-import { fetchPage, type PageOutcome, type Target } from './fetch-page.js';
+import { fetchPage, type FetchPageContext, type PageOutcome, type Target } from './fetch-page.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';
 import type { HostState, QueueItem } from '../frontier/host-state.js';
 import type { MiddlewareChain } from '../hooks/middleware-chain.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
+import type { Sitemaps } from '../sitemap/sitemaps.js';
 
 export interface RequestRunnerDeps {
   readonly config: CrawlConfig;
@@ -34,6 +35,8 @@ export interface RequestRunnerDeps {
   readonly middleware: MiddlewareChain;
   /** Revisits (--recrawl-after): validators of pages fetched before. */
   readonly recrawler?: Recrawler | undefined;
+  /** Sitemaps (docs/sitemaps.md): which queued URLs are sitemaps, and how to fetch them. */
+  readonly sitemaps?: Sitemaps | undefined;
 }
 
 /** What the runner asks of the node that runs it. */
@@ -88,7 +91,11 @@ export class RequestRunner {
     const now = clock.monotonic();
     while (control.mayStart()) {
       const next = frontier.next(now);
-      if (next === undefined) return;
+      if (next === undefined) {
+        // Due pages that waited for room under --frontier-cap (docs/recrawl.md).
+        if ((this.#d.recrawler?.refill() ?? 0) > 0) continue;
+        return;
+      }
       if (next.kind === 'robots') this.#fetchRobots(next.host);
       else this.#start(next.host, next.item, now);
     }
@@ -154,7 +161,7 @@ export class RequestRunner {
         this.#fetched--;
         return;
       }
-      outcome = await fetchPage(target, {
+      const ctx: FetchPageContext = {
         validators: visit?.due === true ? visit.validators : undefined,
         fetcher: d.fetcher,
         clock: d.clock,
@@ -165,7 +172,9 @@ export class RequestRunner {
         claimRedirect: (t) => d.admission.admitRedirect(host, t),
         pace: () => this.#pace(host),
         middleware: d.middleware,
-      });
+      };
+      const sitemap = d.sitemaps?.isSitemap(host.dir, item.key) === true;
+      outcome = sitemap ? await d.sitemaps!.fetch(target, ctx) : await fetchPage(target, ctx);
       d.stats.requests += outcome.requests;
       if (outcome.requests === 0) {
         // Nothing was sent (robots.txt or a --hook skipped it, or a hook answered it): it is
@@ -185,6 +194,7 @@ export class RequestRunner {
         return;
       }
       await d.committer.commit(host, outcome);
+      if (sitemap) d.sitemaps!.committed(host, outcome);
     } catch (err) {
       // The mount failed under the commit: the URL is not done; it goes back in the queue.
       if (outcome !== undefined) this.#unclaim(host, item, outcome);

@@ -14,6 +14,7 @@ import { isTransientStatus } from './classify-error.js';
 interface Robot {
   isAllowed(url: string, ua?: string): boolean | undefined;
   getCrawlDelay(ua?: string): number | undefined;
+  getSitemaps(): string[];
 }
 
 // robots-parser is CommonJS whose typings do not describe its default export under NodeNext.
@@ -26,6 +27,8 @@ export interface RobotsRules {
   readonly crawlDelaySeconds: number | undefined;
   /** Where the rules came from: `file` (2xx), `none` (4xx: everything allowed), `ignored`. */
   readonly source: 'file' | 'none' | 'ignored';
+  /** The file's `Sitemap:` lines (docs/sitemaps.md). */
+  readonly sitemaps?: readonly string[];
 }
 
 /** The rules when robots.txt is ignored or absent. */
@@ -60,6 +63,7 @@ export function parseRobots(text: string, robotsUrl: string, userAgent: string, 
     isAllowed: (url) => parserFor(new URL(url).origin).isAllowed(url, userAgent) !== false,
     crawlDelaySeconds: own.getCrawlDelay(userAgent),
     source,
+    sitemaps: own.getSitemaps(),
   };
 }
 
@@ -143,6 +147,18 @@ export class RobotsCache {
     // Too many redirects: RFC 9309 treats robots.txt as unavailable (4xx-like): allow.
     await this.#store(hostDir, robotsUrl, 310, '');
     return parseRobots('', robotsUrl, this.options.userAgent, 'none');
+  }
+
+  /** The `Sitemap:` lines of the host's stored robots.txt however old (docs/sitemaps.md); none without one. */
+  async storedSitemaps(hostDir: string): Promise<readonly string[]> {
+    let text: string;
+    try {
+      text = (await readWhole(this.layout.robots(hostDir))).toString('utf8');
+    } catch {
+      return [];
+    }
+    const m = HEADER.exec(text);
+    return m === null ? [] : (parseRobots(text.slice(m[0].length), m[3]!, this.options.userAgent, 'file').sitemaps ?? []);
   }
 
   async #readCached(hostDir: string): Promise<RobotsRules | undefined> {

@@ -202,6 +202,14 @@ export class HostState {
     this.#retries.push({ ...item, dueAt });
   }
 
+  /** Removes the waiting retry of `key` (its claim stays); true when there was one. */
+  takeRetry(key: string): boolean {
+    const i = this.#retries.findIndex((r) => r.key === key);
+    if (i < 0) return false;
+    this.#retries.splice(i, 1);
+    return true;
+  }
+
   /** Moves retries whose time has come into the queue; returns how many. */
   promoteDueRetries(now: number): number {
     let moved = 0;

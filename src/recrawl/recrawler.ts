@@ -30,6 +30,10 @@ interface HostBook {
   readonly schedule: HostSchedule;
   dirty: boolean;
   lastWrite: number;
+  /** Keys due now that did not fit under --frontier-cap: queued by `refill` as room frees. */
+  readonly pending: string[];
+  /** Keys a sitemap made due now (docs/sitemaps.md): their records' nextFetchAt does not hold them back. */
+  readonly forced: Set<string>;
 }
 
 /** What a revisit needs before its request: the page's previous links record. */
@@ -47,6 +51,8 @@ export class Recrawler {
   readonly #books = new Map<string, HostBook>();
   /** Previous links records of revisits in flight, by `host/key`. */
   readonly #previous = new Map<string, LinksRecord>();
+  /** Keys in every book's `pending`: refill costs nothing while there are none. */
+  #pendingTotal = 0;
 
   constructor(deps: RecrawlerDeps) {
     this.#d = deps;
@@ -62,7 +68,7 @@ export class Recrawler {
     const { layout, policy, clock, frontier, config, log } = this.#d;
     const { schedule, recordsRead } = await loadSchedule(layout, host.dir, linksKeys, policy.afterMs);
     if (host.phase !== 'loading') return false;
-    const book: HostBook = { schedule, dirty: recordsRead > 0, lastWrite: -Infinity };
+    const book: HostBook = { schedule, dirty: recordsRead > 0, lastWrite: -Infinity, pending: [], forced: new Set() };
     this.#books.set(host.dir, book);
     if (recordsRead > 0) log.info('rebuilt recrawl schedule', { host: host.dir, recordsRead, pages: schedule.size });
     // Written before anything is queued: from here to the host's `ready` nothing may wait.
@@ -71,6 +77,8 @@ export class Recrawler {
     const wallNow = clock.now();
     const monoNow = clock.monotonic();
     const timed: { item: { url: string; key: string; depth: number }; at: number }[] = [];
+    // Due pages obey --frontier-cap like any URL; the rest wait in `pending` (refill).
+    let room = config.frontierCap - frontier.queued;
     for (const [key, e] of schedule) {
       const err = errs.get(key);
       if (err?.final === true) {
@@ -81,7 +89,13 @@ export class Recrawler {
       const due = Number.isFinite(errDue) ? Math.max(e.dueMs, errDue) : e.dueMs;
       const item = { url: e.url, key, depth: e.depth };
       // A failed revisit waits as a retry even when due (the host's errs records are read as retries too).
-      if (due <= wallNow && err === undefined) frontier.requeue(host, item);
+      if (due <= wallNow && err === undefined) {
+        if (room-- > 0) frontier.requeue(host, item);
+        else {
+          book.pending.push(key);
+          this.#pendingTotal++;
+        }
+      }
       else if (due <= wallNow || config.watch) timed.push({ item, at: monoNow + Math.max(0, due - wallNow) });
       else host.addDone(key);
     }
@@ -110,7 +124,9 @@ export class Recrawler {
       return { due: true };
     }
     const e = book.schedule.get(key)!;
-    const dueMs = prev.nextFetchAt === undefined ? e.dueMs : Math.max(e.dueMs, Date.parse(prev.nextFetchAt) || 0);
+    // A page a sitemap made due, or a sitemap (its own interval: committed), goes by the schedule alone.
+    const bySchedule = book.forced.delete(key) || prev.sitemap !== undefined;
+    const dueMs = bySchedule || prev.nextFetchAt === undefined ? e.dueMs : Math.max(e.dueMs, Date.parse(prev.nextFetchAt) || 0);
     if (dueMs > this.#d.clock.now()) {
       this.#reschedule(host, key, { url: e.url, depth: e.depth, dueMs });
       return { due: false };
@@ -172,8 +188,63 @@ export class Recrawler {
   /** After a page's record is written: its next visit is scheduled (and armed with --watch). */
   committed(host: HostState, record: LinksRecord, key: string): void {
     this.#previous.delete(`${host.dir}/${key}`);
-    const dueMs = Date.parse(record.nextFetchAt ?? '') || this.#d.clock.now() + this.#d.policy.afterMs;
-    this.#reschedule(host, key, { url: record.url, depth: record.depth, dueMs });
+    const { clock, policy } = this.#d;
+    // A sitemap is visited again after the shortest interval (docs/sitemaps.md): it is the cheap index of what changed.
+    const dueMs = record.sitemap !== undefined ? clock.now() + policy.minMs : Date.parse(record.nextFetchAt ?? '') || clock.now() + policy.afterMs;
+    const fetchedMs = Date.parse(record.fetchedAt);
+    this.#reschedule(host, key, { url: record.url, depth: record.depth, dueMs, ...(Number.isFinite(fetchedMs) ? { fetchedMs } : {}) });
+  }
+
+  /**
+   * A sitemap says a page of this host changed after its last fetch (`lastmodMs` newer than
+   * it), or a sitemap of the host is due at the start of a run (`lastmodMs` undefined): the
+   * page is due now (docs/sitemaps.md). Pages queued, in flight or failing are left as they
+   * are. True when the page was made due.
+   */
+  makeDue(host: HostState, key: string, lastmodMs?: number): boolean {
+    const { clock, policy } = this.#d;
+    const book = this.#books.get(host.dir);
+    const e = book?.schedule.get(key);
+    if (book === undefined || e === undefined || host.errsOf(key) !== undefined) return false;
+    if (lastmodMs !== undefined && !(lastmodMs > (e.fetchedMs ?? e.dueMs - policy.afterMs))) return false;
+    const now = clock.now();
+    if (host.isClaimed(key)) {
+      // Queued or in flight (due already), or waiting as a timed visit (--watch): take that one back.
+      if (e.dueMs <= now || !host.takeRetry(key)) return false;
+      host.release(key);
+    } else if (!host.isDone(key)) {
+      return false; // due already, waiting for room (pending)
+    }
+    book.schedule.set(key, { ...e, dueMs: now });
+    book.dirty = true;
+    book.forced.add(key);
+    book.pending.push(key);
+    this.#pendingTotal++;
+    this.refill();
+    return true;
+  }
+
+  /** Queues pending due pages while --frontier-cap leaves room; returns how many. */
+  refill(): number {
+    const { config, frontier } = this.#d;
+    let room = config.frontierCap - frontier.queued;
+    if (this.#pendingTotal === 0 || room <= 0) return 0;
+    let n = 0;
+    for (const [dir, book] of this.#books) {
+      const host = frontier.hosts.get(dir);
+      if (host === undefined || host.phase !== 'ready') continue;
+      while (room > 0 && book.pending.length > 0) {
+        const key = book.pending.pop()!;
+        this.#pendingTotal--;
+        const e = book.schedule.get(key);
+        // Taken meanwhile (a link to it was admitted), or fetched meanwhile.
+        if (e === undefined || host.isClaimed(key) || (host.isDone(key) && !book.forced.has(key))) continue;
+        frontier.enqueue(host, { url: e.url, key, depth: e.depth });
+        room--;
+        n++;
+      }
+    }
+    return n;
   }
 
   /**
@@ -199,11 +270,12 @@ export class Recrawler {
     this.#reschedule(host, item.key, { url: item.url, depth: item.depth, dueMs: this.#d.clock.now() + retryInMs });
   }
 
-  #reschedule(host: HostState, key: string, e: { url: string; depth: number; dueMs: number }): void {
+  #reschedule(host: HostState, key: string, e: { url: string; depth: number; dueMs: number; fetchedMs?: number }): void {
     const { clock, config, frontier } = this.#d;
     const book = this.#books.get(host.dir);
     if (book === undefined) return;
-    book.schedule.set(key, e);
+    const fetchedMs = e.fetchedMs ?? book.schedule.get(key)?.fetchedMs;
+    book.schedule.set(key, { ...e, ...(fetchedMs !== undefined ? { fetchedMs } : {}) });
     book.dirty = true;
     host.markDone(key);
     if (config.watch && host.phase === 'ready') {
@@ -235,6 +307,7 @@ export class Recrawler {
   /** Forgets a host let go, after writing its schedule when `write` (the lease is still ours). */
   async forget(hostDir: string, write: boolean): Promise<void> {
     if (write) await this.flush(hostDir).catch(() => undefined);
+    this.#pendingTotal -= this.#books.get(hostDir)?.pending.length ?? 0;
     this.#books.delete(hostDir);
   }
 

@@ -12,6 +12,8 @@ export interface ScheduleEntry {
   readonly depth: number;
   /** Wall-clock ms of the next visit (written by some node's clock: skew only moves a visit). */
   readonly dueMs: number;
+  /** Wall-clock ms of the last fetch, when known (a sitemap's lastmod is compared with it). */
+  readonly fetchedMs?: number;
 }
 
 /** The due times of a host's pages, by key. */
@@ -24,8 +26,8 @@ interface ScheduleFile {
   readonly v: number;
   readonly host: string;
   readonly writtenAt: string;
-  /** key -> [dueMs, depth, url]: compact, one line a page. */
-  readonly entries: Record<string, [number, number, string]>;
+  /** key -> [dueMs, depth, url, fetchedMs?]: compact, one line a page (fetchedMs absent in older files). */
+  readonly entries: Record<string, [number, number, string, number?]>;
 }
 
 function asScheduleFile(value: unknown): ScheduleFile {
@@ -68,14 +70,15 @@ export async function loadSchedule(
   if (file !== undefined) {
     for (const [key, e] of Object.entries(file.entries)) {
       if (!linksKeys.has(key) || !Array.isArray(e) || typeof e[0] !== 'number' || typeof e[2] !== 'string') continue;
-      schedule.set(key, { dueMs: e[0], depth: e[1], url: e[2] });
+      schedule.set(key, { dueMs: e[0], depth: e[1], url: e[2], ...(typeof e[3] === 'number' ? { fetchedMs: e[3] } : {}) });
     }
   }
   const missing = [...linksKeys].filter((k) => !schedule.has(k));
   await mapLimit(missing, READ_PARALLELISM, async (key) => {
     try {
       const r = await readJsonValidated(layout.links(hostDir, key), asLinksRecord);
-      schedule.set(key, { url: r.url, depth: r.depth, dueMs: dueOfRecord(r, afterMs) });
+      const fetchedMs = Date.parse(r.fetchedAt);
+      schedule.set(key, { url: r.url, depth: r.depth, dueMs: dueOfRecord(r, afterMs), ...(Number.isFinite(fetchedMs) ? { fetchedMs } : {}) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && !(err instanceof SyntaxError) && !(err instanceof TypeError)) throw err;
@@ -91,8 +94,8 @@ export async function writeSchedule(
   schedule: HostSchedule,
   options: { nodeId: string; fsync: boolean; nowMs: number },
 ): Promise<void> {
-  const entries: Record<string, [number, number, string]> = {};
-  for (const [key, e] of schedule) entries[key] = [e.dueMs, e.depth, e.url];
+  const entries: Record<string, [number, number, string, number?]> = {};
+  for (const [key, e] of schedule) entries[key] = e.fetchedMs === undefined ? [e.dueMs, e.depth, e.url] : [e.dueMs, e.depth, e.url, e.fetchedMs];
   const file: ScheduleFile = { v: FORMAT, host: hostDir, writtenAt: new Date(options.nowMs).toISOString(), entries };
   const path = layout.schedule(hostDir);
   // Not recursive: a vanished mount fails here rather than growing a local tree.

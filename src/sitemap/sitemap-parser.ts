@@ -17,7 +17,13 @@ export interface SitemapResult {
   readonly dropped: number;
   /** Why the sitemap could not be read (malformed, not a sitemap); entries found before stay. */
   readonly error?: string;
+  /** What it was: a sitemap (`urlset`, `sitemapindex`), a feed (`rss`, `rdf`, `feed` for Atom), or `text`. */
+  readonly format?: 'urlset' | 'sitemapindex' | 'rss' | 'rdf' | 'feed' | 'text';
 }
+
+/** Root elements of the feeds read as lists of pages (RSS 2.0, RSS 1.0, Atom): each item or entry is a page. */
+const FEED_ROOTS = new Set(['rss', 'rdf', 'feed']);
+const KNOWN_ROOTS = new Set(['urlset', 'sitemapindex', ...FEED_ROOTS]);
 
 /** The sitemap protocol's own limits: 50,000 URLs and 50 MB (uncompressed) per file. */
 export const SITEMAP_MAX_ENTRIES = 50_000;
@@ -26,8 +32,9 @@ export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
 const GZIP_MAGIC = [0x1f, 0x8b];
 
 /**
- * Reads a sitemap as it streams in (sitemaps.org): XML `urlset` or `sitemapindex`, or a
- * plain-text list of URLs, gzipped or not (told by its first bytes). Memory stays bounded:
+ * Reads a sitemap as it streams in (sitemaps.org): XML `urlset` or `sitemapindex`, a
+ * plain-text list of URLs, or a feed (RSS 2.0 `<item><link>` with `<pubDate>`, RSS 1.0,
+ * Atom `<entry><link href>` with `<updated>`), gzipped or not (told by its first bytes). Memory stays bounded:
  * the body is never held whole, at most `maxEntries` entries are kept and at most
  * `maxBytes` decoded bytes are read. Never throws for bad input: `error` says what was wrong.
  */
@@ -54,13 +61,20 @@ export async function parseSitemap(
   let textRest = '';
   const xml = new Parser(
     {
-      onopentag(name) {
+      onopentag(name, attrs) {
         const n = name.toLowerCase().replace(/^.*:/, '');
         root ??= n;
-        if (n === 'url' && root === 'urlset') inEntry = 'page';
-        else if (n === 'sitemap' && root === 'sitemapindex') inEntry = 'sitemap';
-        else if (inEntry !== undefined && (n === 'loc' || n === 'lastmod')) field = n;
-        if (n === 'url' || n === 'sitemap') loc = lastmod = '';
+        const feed = FEED_ROOTS.has(root);
+        const starts = (n === 'url' && root === 'urlset') || (n === 'sitemap' && root === 'sitemapindex') || (feed && (n === 'item' || n === 'entry'));
+        if (starts) {
+          inEntry = n === 'sitemap' ? 'sitemap' : 'page';
+          loc = lastmod = '';
+        } else if (inEntry !== undefined && !feed && (n === 'loc' || n === 'lastmod')) field = n;
+        else if (inEntry !== undefined && feed && n === 'link') {
+          // Atom: <link href> (the alternate one, or one without rel); RSS: <link>text</link>.
+          if (root !== 'feed') field = 'loc';
+          else if (loc === '' && attrs.href !== undefined && (attrs.rel === undefined || attrs.rel === 'alternate')) loc = attrs.href;
+        } else if (inEntry !== undefined && feed && (n === 'pubdate' || n === 'updated' || n === 'date')) field = 'lastmod';
       },
       ontext(text) {
         if (field === 'loc') loc += text;
@@ -68,8 +82,8 @@ export async function parseSitemap(
       },
       onclosetag(name) {
         const n = name.toLowerCase().replace(/^.*:/, '');
-        if (n === 'loc' || n === 'lastmod') field = undefined;
-        else if ((n === 'url' || n === 'sitemap') && inEntry !== undefined) {
+        if (n === 'loc' || n === 'lastmod' || n === 'link' || n === 'pubdate' || n === 'updated' || n === 'date') field = undefined;
+        else if ((n === 'url' || n === 'sitemap' || n === 'item' || n === 'entry') && inEntry !== undefined) {
           const ms = Date.parse(lastmod.trim());
           if (loc.trim() !== '') add({ kind: inEntry, loc: decodeEntities(loc.trim()), ...(Number.isFinite(ms) ? { lastmodMs: ms } : {}) });
           inEntry = undefined;
@@ -111,11 +125,12 @@ export async function parseSitemap(
   }
   if (mode === 'xml') xml.end();
   else if (mode === 'text') textLine(textRest);
-  if (error === undefined && mode === 'xml' && root !== 'urlset' && root !== 'sitemapindex') {
+  if (error === undefined && mode === 'xml' && (root === undefined || !KNOWN_ROOTS.has(root))) {
     error = `not a sitemap (root element ${root === undefined ? 'missing' : `<${root}>`})`;
   }
   if (error === undefined && mode === undefined) error = 'empty sitemap';
-  return { entries, dropped, ...(error !== undefined ? { error } : {}) };
+  const format = mode === 'text' ? 'text' : root !== undefined && KNOWN_ROOTS.has(root) ? (root as SitemapResult['format']) : undefined;
+  return { entries, dropped, ...(error !== undefined ? { error } : {}), ...(format !== undefined ? { format } : {}) };
 }
 
 /** The chunks of a body, gunzipped when it starts with the gzip magic bytes. */

@@ -21,6 +21,8 @@ export const DIRS = Object.freeze({
 export const WARC_DIR = 'warc';
 /** Recrawl schedules (docs/recrawl.md): made by the first recrawl, not with the data directory. */
 export const SCHEDULE_DIR = 'schedule';
+/** Sitemaps given with --sitemap (docs/sitemaps.md): made by the first node given one. */
+export const SITEMAPS_DIR = 'sitemaps';
 
 /** Written when a data directory is created; its absence later means the mount is gone. */
 export const MARKER_FILE = '.mountcrawl';
@@ -79,6 +81,11 @@ export class Layout {
   /** The recrawl schedule of a host (docs/recrawl.md). */
   schedule(hostDir: string): string {
     return join(this.root, SCHEDULE_DIR, `${hostDir}.json`);
+  }
+
+  /** The directory of sitemaps given with --sitemap, one `<key>.url` file each (docs/sitemaps.md). */
+  sitemapSeeds(): string {
+    return join(this.root, SITEMAPS_DIR);
   }
 
   marker(): string {

@@ -59,6 +59,20 @@ export interface LinksRecord {
   readonly nextFetchAt?: string;
   /** Recrawl: the last few visits, newest last. */
   readonly history?: readonly VisitEntry[];
+  /** A sitemap (docs/sitemaps.md): its `links` are its pages, or its child sitemaps for an index. */
+  readonly sitemap?: SitemapInfo;
+}
+
+/** What a sitemap held (docs/sitemaps.md). */
+export interface SitemapInfo {
+  /** `feed`: an RSS or Atom feed, read as a list of pages. */
+  readonly kind: 'urlset' | 'index' | 'feed';
+  /** Entries read (before normalization). */
+  readonly entries: number;
+  /** Entries beyond the cap, not kept. */
+  readonly dropped?: number;
+  /** Why reading stopped early (the entries before it are kept). */
+  readonly error?: string;
 }
 
 /** One visit of a page, as kept in its links record's history (docs/recrawl.md). */

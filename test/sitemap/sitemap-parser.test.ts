@@ -62,3 +62,29 @@ test('a character split across chunks stays whole', async () => {
   const r = await parseSitemap(body('<urlset><url><loc>http://127.0.0.2/caf\u00e9-\u65e5\u672c</loc></url></urlset>', 3));
   assert.deepEqual(r.entries.map((e) => e.loc), ['http://127.0.0.2/caf\u00e9-\u65e5\u672c']);
 });
+
+test('feeds: RSS 2.0 items (link, pubDate), RSS 1.0 items and Atom entries (alternate link href, updated) are pages', async () => {
+  const rss = await parseSitemap(
+    body(
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://127.0.0.2/</link>
+      <item><title>a</title><link>http://127.0.0.2/a?x=1&amp;y=2</link><pubDate>Fri, 20 Nov 2026 10:00:00 GMT</pubDate></item>
+      <item><title>no link</title></item></channel></rss>`,
+    ),
+  );
+  assert.equal(rss.error, undefined);
+  assert.equal(rss.format, 'rss');
+  assert.deepEqual(rss.entries, [{ kind: 'page', loc: 'http://127.0.0.2/a?x=1&y=2', lastmodMs: Date.parse('2026-11-20T10:00:00Z') }]);
+  const rdf = await parseSitemap(
+    body(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><link>http://127.0.0.2/</link></channel><item><link>http://127.0.0.2/r</link></item></rdf:RDF>`),
+  );
+  assert.equal(rdf.format, 'rdf');
+  assert.deepEqual(rdf.entries, [{ kind: 'page', loc: 'http://127.0.0.2/r' }]);
+  const atom = await parseSitemap(
+    body(
+      `<feed xmlns="http://www.w3.org/2005/Atom"><link href="http://127.0.0.2/"/><updated>2026-01-01T00:00:00Z</updated>
+      <entry><link rel="edit" href="http://127.0.0.2/edit/1"/><link href="http://127.0.0.2/e/1"/><updated>2026-11-21T00:00:00Z</updated></entry></feed>`,
+    ),
+  );
+  assert.equal(atom.format, 'feed');
+  assert.deepEqual(atom.entries, [{ kind: 'page', loc: 'http://127.0.0.2/e/1', lastmodMs: Date.parse('2026-11-21T00:00:00Z') }]);
+});

@@ -1,0 +1,117 @@
+import { Readable } from 'node:stream';
+import { FetchFailure } from '../errors.js';
+import type { FetchedResponse } from '../fetch/fetcher.js';
+import { headerValue } from '../fetch/header-value.js';
+import type { FetchPageContext, PageOutcome, Target } from '../crawl/fetch-page.js';
+import { urlKey } from '../url/key.js';
+import { normalizeUrl } from '../url/normalize.js';
+import { SITEMAP_MAX_BYTES, parseSitemap } from './sitemap-parser.js';
+
+/** A page of the sitemap's host with a `<lastmod>`: it may be due again (docs/sitemaps.md). */
+export interface LastmodHint {
+  readonly key: string;
+  readonly lastmodMs: number;
+}
+
+/** A fetched sitemap: the outcome to commit, and what it says beyond its links. */
+export interface SitemapFetch {
+  readonly outcome: PageOutcome;
+  /** Child sitemaps of an index, on the sitemap's host (they are its links too). */
+  readonly children: readonly string[];
+  readonly hints: readonly LastmodHint[];
+}
+
+/**
+ * Fetches one sitemap (docs/sitemaps.md) with the page's middleware (headers, robots.txt,
+ * the --hook steps, the status verdict), following redirects within its host, and reads it
+ * with the capped parser. The outcome is one commit: a links record whose links are the
+ * sitemap's pages (or, for an index, its child sitemaps on the same host), or one errs
+ * record when it could not be had or read at all. Writes nothing.
+ */
+export async function fetchSitemap(start: Target, ctx: FetchPageContext): Promise<SitemapFetch> {
+  let requests = 0;
+  let target = start;
+  const fail = (failure: FetchFailure): SitemapFetch => ({
+    outcome: { commits: [{ type: 'error', target: start, failure }], tooLong: 0, requests, claimed: [] },
+    children: [],
+    hints: [],
+  });
+  const seen = new Set<string>([start.url]);
+  let res: FetchedResponse;
+  let request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
+  let responded: boolean;
+  for (;;) {
+    request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
+    const before = ctx.middleware === undefined ? ({ kind: 'fetch', headers: {} } as const) : await ctx.middleware.before(request);
+    if (before.kind === 'skip') return fail(before.failure);
+    responded = before.kind === 'respond';
+    if (before.kind === 'respond') res = before.response;
+    else {
+      if (requests > 0) await ctx.pace();
+      try {
+        requests++;
+        res = await ctx.fetcher.fetch(target.url, { signal: ctx.signal, headers: before.headers, anyType: true, maxBytes: SITEMAP_MAX_BYTES });
+      } catch (err) {
+        return fail(err instanceof FetchFailure ? err : new FetchFailure('FETCH_FAILED', 'transient', String(err)));
+      }
+    }
+    if (res.status < 300 || res.status >= 400 || res.status === 304) break;
+    const loc = headerValue(res.headers, 'location');
+    const next = loc === undefined ? undefined : normalizeUrl(loc, target.url, ctx.normalize);
+    if (next === undefined || !next.ok || next.hostDir !== start.hostDir || seen.has(next.url) || seen.size > ctx.maxRedirects) {
+      const why = next?.ok === true && next.hostDir !== start.hostDir ? `redirects to another host (${next.url})` : 'unusable redirect';
+      return fail(new FetchFailure('SITEMAP_REDIRECT', 'final', `sitemap ${why}`, { status: res.status }));
+    }
+    seen.add(next.url);
+    target = { ...start, url: next.url, key: urlKey(next.url) };
+  }
+  const verdict: { readonly failure?: FetchFailure } = ctx.middleware === undefined ? {} : await ctx.middleware.after(request, res, responded);
+  if (verdict.failure !== undefined) return fail(verdict.failure);
+  if (res.status < 200 || res.status >= 300 || res.body === null) {
+    return fail(new FetchFailure(`HTTP_${res.status}`, 'final', `sitemap answered HTTP ${res.status} without a body`, { status: res.status }));
+  }
+  // Fed in slices: the parser's text and buffers stay small beside the body itself.
+  const parsed = await parseSitemap(Readable.from(slices(res.body, 64 * 1024)));
+  if (parsed.entries.length === 0 && parsed.error !== undefined) {
+    return fail(new FetchFailure('SITEMAP_MALFORMED', 'final', `not a readable sitemap: ${parsed.error}`, { status: res.status }));
+  }
+  const links: string[] = [];
+  const children: string[] = [];
+  const hints: LastmodHint[] = [];
+  const taken = new Set<string>();
+  let isIndex = false;
+  for (const e of parsed.entries) {
+    const n = normalizeUrl(e.loc, target.url, ctx.normalize);
+    if (!n.ok || taken.has(n.url)) continue;
+    if (e.kind === 'sitemap') {
+      isIndex = true;
+      // sitemaps.org: an index lists sitemaps of its own site; others are not followed.
+      if (n.hostDir !== start.hostDir) continue;
+      children.push(n.url);
+    } else if (e.lastmodMs !== undefined && n.hostDir === start.hostDir) {
+      hints.push({ key: urlKey(n.url), lastmodMs: e.lastmodMs });
+    }
+    taken.add(n.url);
+    links.push(n.url);
+  }
+  const sitemap = {
+    kind: isIndex ? ('index' as const) : parsed.format === 'rss' || parsed.format === 'rdf' || parsed.format === 'feed' ? ('feed' as const) : ('urlset' as const),
+    entries: parsed.entries.length,
+    ...(parsed.dropped > 0 ? { dropped: parsed.dropped } : {}),
+    ...(parsed.error !== undefined ? { error: parsed.error } : {}),
+  };
+  return {
+    outcome: {
+      commits: [{ type: 'page', target: start, response: res, finalUrl: target.url, redirects: [], body: null, links, sitemap }],
+      tooLong: 0,
+      requests,
+      claimed: [],
+    },
+    children,
+    hints,
+  };
+}
+
+function* slices(body: Buffer, size: number): Generator<Buffer> {
+  for (let at = 0; at < body.length; at += size) yield body.subarray(at, at + size);
+}
