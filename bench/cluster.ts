@@ -197,6 +197,12 @@ try {
   const setup = { hosts, pagesPerHost, latencyMs, concurrency, perHost, linkDelayMs: o.local ? null : linkDelayMs, where };
   await writeFile(file, `${JSON.stringify({ command, setup, rows }, null, 1)}\n`);
   log(`wrote ${file}`);
+  // A node that failed (not built, bad options, a mount gone) makes the run no measurement.
+  const failed = rows.flatMap((r) => r.perNode.filter((n) => n.exitCode !== 0).map((n) => `${n.node} of N=${r.nodes}: exit ${n.exitCode}`));
+  if (failed.length > 0) {
+    log(`not a measurement: ${failed.length} node run(s) failed (${failed.slice(0, 4).join('; ')})`);
+    process.exitCode = 1;
+  }
 } finally {
   await cleanup();
 }
