@@ -38,11 +38,15 @@ export class RecordReadPool {
   readonly #workers: Worker[] = [];
   readonly #pending = new Map<number, { resolve: (r: BatchResult) => void; reject: (e: unknown) => void }>();
   readonly #inFlight: number[];
+  /** The worker each directory being scanned uses, and how many directories each has. */
+  readonly #hostSlots = new Map<string, number>();
+  readonly #hostsOf: number[];
   #nextId = 0;
   #failure: unknown;
 
   constructor(size = READ_WORKERS) {
     this.#inFlight = new Array<number>(size).fill(0);
+    this.#hostsOf = new Array<number>(size).fill(0);
     for (let i = 0; i < size; i++) {
       // '../reseed/': the same file from dist/src/reseed and from the bundle in dist/src/cli.
       const w = new Worker(new URL('../reseed/record-read-worker.js', import.meta.url));
@@ -71,10 +75,27 @@ export class RecordReadPool {
     return this.#inFlight[this.#slot(hostDir)]! < BATCHES_PER_WORKER;
   }
 
+  /**
+   * The worker of `hostDir`: the one it has, or the one with the fewest directories now (a
+   * scan lists a few directories at once, and each should have a thread of its own).
+   */
   #slot(hostDir: string): number {
-    let h = 0;
-    for (let i = 0; i < hostDir.length; i++) h = (Math.imul(h, 31) + hostDir.charCodeAt(i)) | 0;
-    return (h >>> 0) % this.#workers.length;
+    let slot = this.#hostSlots.get(hostDir);
+    if (slot === undefined) {
+      slot = 0;
+      for (let i = 1; i < this.#hostsOf.length; i++) if (this.#hostsOf[i]! < this.#hostsOf[slot]!) slot = i;
+      this.#hostsOf[slot]!++;
+      this.#hostSlots.set(hostDir, slot);
+    }
+    return slot;
+  }
+
+  /** The scan is done with `hostDir`: its batches sent, its worker free for another directory. */
+  release(hostDir: string): void {
+    const slot = this.#hostSlots.get(hostDir);
+    if (slot === undefined) return;
+    this.#hostSlots.delete(hostDir);
+    this.#hostsOf[slot]!--;
   }
 
   /** Reads the records `keys` of the directory `dir` (that of `hostDir`). */

@@ -9,7 +9,14 @@ import { isKey } from '../url/key.js';
 import { KeySet } from '../url/key-set.js';
 import { LinkMemo } from '../url/link-memo.js';
 import { mapLimit } from '../util/map-limit.js';
-import { RecordReadPool, type BatchResult } from './record-read-pool.js';
+import { READ_WORKERS, RecordReadPool, type BatchResult } from './record-read-pool.js';
+
+/** Records of one links/<host> directory for one reader thread. */
+interface Batch {
+  readonly hostDir: string;
+  readonly dir: DirState;
+  readonly keys: string[];
+}
 
 /** What the reseeder hands links to. */
 export interface ReseedSink {
@@ -54,6 +61,8 @@ const READ_PARALLELISM = 32;
 const POOL_AFTER = 512;
 /** Records of one directory in one batch for a worker. */
 const BATCH = 32;
+/** links/<host> directories listed at once in a scan (as many as there are reader threads). */
+const LIST_PARALLELISM = READ_WORKERS;
 /** Directory stats in parallel. */
 const STAT_PARALLELISM = 32;
 /** A directory mtime at least this much older than the mount's clock cannot hide a new entry. */
@@ -149,28 +158,24 @@ export class Reseeder {
     // Reads in flight are counted, not kept: a million records must not mean a million promises.
     let inFlight = 0;
     let failure: { error: unknown } | undefined;
-    let wake: (() => void) | undefined;
-    const below = async (n: number): Promise<void> => {
-      while (inFlight >= n) await new Promise<void>((resolve) => (wake = resolve));
+    const waiters: (() => void)[] = [];
+    const changed = (): Promise<void> => new Promise<void>((resolve) => waiters.push(resolve));
+    const wakeAll = (): void => {
+      for (const w of waiters.splice(0)) w();
     };
-    // fast-glob streams entries directory by directory: the whole links/ listing is never
-    // held in memory, and reads start while the listing goes on.
-    const patterns = toList.map((d) => `${fg.escapePath(d.hostDir)}/*.json`);
-    const stream = fg.stream(patterns, { cwd: this.#layout.dir('links'), onlyFiles: true, dot: false, unique: false });
+    const below = async (n: number): Promise<void> => {
+      while (inFlight >= n) await changed();
+    };
     // A big scan (the first one of a node, or after gaining hosts) reads its records in
     // worker threads, with synchronous reads (record-read-pool.ts); a small one stays here.
     let pool: RecordReadPool | undefined;
-    let batch: { hostDir: string; dir: DirState; keys: string[] } | undefined;
     let scanned = 0;
-    const flush = async (): Promise<void> => {
-      if (batch === undefined) return;
-      const b = batch;
-      batch = undefined;
+    const flush = async (b: Batch): Promise<void> => {
       pool ??= new RecordReadPool();
       const p = pool;
       while (!p.hasRoom(b.hostDir)) {
         if (failure !== undefined) return;
-        await new Promise<void>((resolve) => (wake = resolve));
+        await changed();
       }
       inFlight++;
       p.read(b.hostDir, `${this.#layout.dir('links')}/${b.hostDir}`, b.keys)
@@ -183,50 +188,62 @@ export class Reseeder {
         )
         .finally(() => {
           inFlight--;
-          wake?.();
-          wake = undefined;
+          wakeAll();
         });
     };
-    try {
-      for await (const entry of stream as AsyncIterable<string>) {
-        if (failure !== undefined) break;
-        const slash = entry.indexOf('/');
-        const hostDir = entry.slice(0, slash);
-        const key = entry.slice(slash + 1, -5);
-        if (!isKey(key)) continue;
-        const dir = this.#dir(hostDir);
-        if (!full && dir.read.has(key)) continue;
-        if (++scanned > POOL_AFTER) {
-          if (batch !== undefined && (batch.hostDir !== hostDir || batch.keys.length >= BATCH)) await flush();
-          batch ??= { hostDir, dir, keys: [] };
-          batch.keys.push(key);
-          continue;
+    /** Lists one links/<host> directory and reads the records not read before. */
+    const scanDir = async (hostDir: string): Promise<void> => {
+      const dir = this.#dir(hostDir);
+      // fast-glob streams the directory: its listing is never held whole, and reads start
+      // while the listing goes on.
+      const stream = fg.stream(`${fg.escapePath(hostDir)}/*.json`, { cwd: this.#layout.dir('links'), onlyFiles: true, dot: false, unique: false });
+      let batch: Batch | undefined;
+      try {
+        for await (const entry of stream as AsyncIterable<string>) {
+          if (failure !== undefined) return;
+          const key = entry.slice(hostDir.length + 1, -5);
+          if (!isKey(key)) continue;
+          if (!full && dir.read.has(key)) continue;
+          if (++scanned > POOL_AFTER) {
+            if (batch !== undefined && batch.keys.length >= BATCH) await flush(batch);
+            if (batch === undefined || batch.keys.length >= BATCH) batch = { hostDir, dir, keys: [] };
+            batch.keys.push(key);
+            continue;
+          }
+          await below(READ_PARALLELISM);
+          inFlight++;
+          this.#readRecord(hostDir, key, sink, stats, memo)
+            .then(
+              (complete) => {
+                if (complete) dir.read.add(key);
+                else incomplete.add(hostDir);
+              },
+              (error: unknown) => {
+                failure ??= { error };
+                incomplete.add(hostDir);
+              },
+            )
+            .finally(() => {
+              inFlight--;
+              wakeAll();
+            });
         }
-        await below(READ_PARALLELISM);
-        inFlight++;
-        this.#readRecord(hostDir, key, sink, stats, memo)
-          .then(
-            (complete) => {
-              if (complete) dir.read.add(key);
-              else incomplete.add(hostDir);
-            },
-            (error: unknown) => {
-              failure ??= { error };
-              incomplete.add(hostDir);
-            },
-          )
-          .finally(() => {
-            inFlight--;
-            wake?.();
-            wake = undefined;
-          });
+        if (batch !== undefined && failure === undefined) await flush(batch);
+      } finally {
+        pool?.release(hostDir);
       }
-      if (failure === undefined) await flush();
+    };
+    try {
+      // Several directories at once: a host's records go to one reader thread (its memory
+      // of links sent works per host), so one directory at a time would keep one thread busy.
+      await mapLimit(toList, LIST_PARALLELISM, (d) => scanDir(d.hostDir));
       await below(1);
+    } catch (error) {
+      failure ??= { error };
     } finally {
+      await below(1);
       await pool?.close();
     }
-    await below(1);
     if (failure !== undefined) throw failure.error;
     for (const { hostDir, mtimeMs } of toList) {
       stats.dirsListed++;
@@ -289,7 +306,7 @@ export class Reseeder {
 
   /** Takes what a worker read of a batch of records, as #readRecord does for one. */
   async #takeBatch(
-    b: { hostDir: string; dir: DirState; keys: readonly string[] },
+    b: Batch,
     r: BatchResult,
     sink: ReseedSink,
     stats: ReseedStats,
