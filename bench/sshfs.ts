@@ -2,7 +2,7 @@
  * `npm run bench:sshfs` (issue 5): two mountcrawl nodes at 20 ms per response, first on two
  * real sshfs mounts of one export (mount-example/sshfs-pair.sh: a private sshd on 127.0.0.1),
  * then on one local directory, same site, same options. Prints pages/s of each and their
- * ratio (target: sshfs at least 50% of local), with coverage and duplicates counted by the
+ * ratio (target: sshfs at least 0.7 of local, issue 9), with coverage and duplicates counted by the
  * site, and writes bench/results/<date>-sshfs.json.
  *
  *   node dist/bench/sshfs.js [--hosts 20] [--pages 250] [--latency 20] [--per-host 8]
@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSshfsPair } from '../test/support/sshfs-pair.js';
-import { round, wholeArg } from './measure.js';
+import { machineBusySeconds, round, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN, REPO } from './peers.js';
 import { BenchSite } from './site.js';
 
@@ -38,6 +38,8 @@ const pagesPerHost = num('pages', 1);
 const latencyMs = num('latency', 0);
 const perHost = num('per-host', 1);
 const concurrency = num('concurrency', 1);
+/** Issue 9's target for two nodes on the sshfs pair against a local directory (issue 5's was 0.5). */
+const TARGET = 0.7;
 
 interface Row {
   readonly where: 'sshfs' | 'local';
@@ -47,6 +49,8 @@ interface Row {
   readonly duplicateFetches: number;
   readonly maxInFlightPerHost: number;
   readonly exitCodes: number[];
+  /** CPU seconds the whole machine used during the run (crawlers, sshfs, ssh, sshd, the site). */
+  readonly machineCpuSeconds: number;
 }
 
 /** Runs one mountcrawl node to its end; resolves with its exit code. */
@@ -66,6 +70,7 @@ function node(id: string, data: string, seeds: readonly string[]): Promise<numbe
 
 async function crawlPair(site: BenchSite, where: Row['where'], dirs: readonly [string, string]): Promise<Row> {
   site.reset();
+  const machineBefore = machineBusySeconds();
   const started = performance.now();
   const exitCodes = await Promise.all([node('bench-a', dirs[0], site.seeds()), node('bench-b', dirs[1], site.seeds())]);
   const wallSeconds = (performance.now() - started) / 1000;
@@ -78,8 +83,9 @@ async function crawlPair(site: BenchSite, where: Row['where'], dirs: readonly [s
     duplicateFetches: c.duplicateRequests,
     maxInFlightPerHost: c.maxInFlightPerHost,
     exitCodes,
+    machineCpuSeconds: round(machineBusySeconds() - machineBefore, 1),
   };
-  log(`${where}: ${c.pagesFetched}/${c.pages} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${row.duplicateFetches} duplicate fetches`);
+  log(`${where}: ${c.pagesFetched}/${c.pages} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${row.duplicateFetches} duplicate fetches, machine CPU ${row.machineCpuSeconds} s`);
   return row;
 }
 
@@ -97,14 +103,14 @@ try {
   await mkdir(join(local, 'crawl'));
   const onDisk = await crawlPair(site, 'local', [join(local, 'crawl'), join(local, 'crawl')]);
   const ratio = round(sshfs.pagesPerSecond / onDisk.pagesPerSecond, 2);
-  const met = ratio >= 0.5 && sshfs.coverage === 1 && sshfs.duplicateFetches === 0;
+  const met = ratio >= TARGET && sshfs.coverage === 1 && sshfs.duplicateFetches === 0;
   process.stdout.write(
     [
-      `| where | wall s | pages/s | coverage | dup. fetches | max in flight/host | exit codes |`,
-      `| --- | --- | --- | --- | --- | --- | --- |`,
-      ...[sshfs, onDisk].map((r) => `| ${r.where} | ${r.wallSeconds} | ${r.pagesPerSecond} | ${r.coverage} | ${r.duplicateFetches} | ${r.maxInFlightPerHost} | ${r.exitCodes.join(', ')} |`),
+      `| where | wall s | pages/s | coverage | dup. fetches | max in flight/host | exit codes | machine CPU s |`,
+      `| --- | --- | --- | --- | --- | --- | --- | --- |`,
+      ...[sshfs, onDisk].map((r) => `| ${r.where} | ${r.wallSeconds} | ${r.pagesPerSecond} | ${r.coverage} | ${r.duplicateFetches} | ${r.maxInFlightPerHost} | ${r.exitCodes.join(', ')} | ${r.machineCpuSeconds} |`),
       '',
-      `- sshfs pages/s vs local: ${ratio} (target >= 0.5, with coverage 1 and no duplicates): ${met ? 'met' : 'NOT met'}`,
+      `- sshfs pages/s vs local: ${ratio} (target >= ${TARGET}, with coverage 1 and no duplicates): ${met ? 'met' : 'NOT met'}`,
       '',
     ].join('\n'),
   );
