@@ -25,6 +25,13 @@ test('npm pack ships what --help and README point at, a LICENSE matching package
     assert.ok(files.has(f), `${f} is not in the package`);
   }
   assert.ok(![...files].some((f) => f.startsWith('dist/test/') || f.startsWith('src/')), 'no tests or sources');
+  // A source map in the package resolves: it carries the sources it names (src/ is not shipped).
+  const maps = [...files].filter((f) => f.endsWith('.map'));
+  assert.ok(maps.length > 0);
+  for (const m of maps) {
+    const map = JSON.parse(await readFile(join(ROOT, m), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+    assert.equal(map.sourcesContent?.filter((c) => typeof c === 'string').length, map.sources.length, `${m} names sources the package does not hold`);
+  }
   assert.equal(pkg.license, 'MIT');
   assert.match(await readFile(`${ROOT}LICENSE`, 'utf8'), /^MIT License\n/);
   assert.match(await readFile(`${ROOT}.gitignore`, 'utf8'), /^\*\.tgz$/m);
