@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
+import type { Readable } from 'node:stream';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { cookieHeader, type FileCookie } from './cookie-file.js';
 import { keeps } from './keep-types.js';
@@ -7,7 +8,7 @@ import type { Clock } from '../config/clock.js';
 import { FetchFailure } from '../errors.js';
 import { isPrivateAddress, publicOnlyLookup } from './address-policy.js';
 import { classifyFetchError } from './classify-error.js';
-import { readBody } from './read-body.js';
+import { readBody, streamBody } from './read-body.js';
 import { headerValue } from './header-value.js';
 import { headersFromRaw, readSideBody, type CaptureSink } from '../warc/exchange.js';
 
@@ -41,7 +42,7 @@ export interface FetchedResponse {
   /** The Content-Type header without parameters, lowercased; null when absent. */
   readonly mediaType: string | null;
   readonly contentType: string | null;
-  /** Decoded body, when it was read (2xx HTML); null otherwise. */
+  /** Decoded body, when it was read (2xx HTML); null otherwise, and when it went to `consumeBody`. */
   readonly body: Buffer | null;
   readonly truncated: boolean;
   readonly durationMs: number;
@@ -66,6 +67,13 @@ export interface FetchOptions {
   readonly maxBytes?: number;
   /** Request headers (lowercase names) that replace the defaults of the same name: the fetch middleware's. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Reads a body that would be read (2xx) as a stream instead of holding it (a sitemap):
+   * `consume` gets the decoded bytes as they arrive and applies its own limits, and the
+   * response's `body` is null. Not with a WARC capture, which needs the body whole: then the
+   * body is read up to the cap as usual (docs/sitemaps.md).
+   */
+  readonly consumeBody?: ((body: Readable) => Promise<void>) | undefined;
 }
 
 /** The headers every request starts with (the fetch middleware's first step shows them to hooks). */
@@ -174,10 +182,13 @@ export class Fetcher {
       let truncated = false;
       let side: { body: Buffer; truncated: boolean } | undefined;
       if (res.statusCode >= 200 && res.statusCode < 300 && (options.anyType || isHtmlType(mediaType) || keeps(this.#options.keepTypes, mediaType))) {
-        const cap = options.maxBytes ?? this.#options.maxBytes;
-        const read = await readBody(res.body, headerValue(resHeaders, 'content-encoding'), cap);
-        body = read.body;
-        truncated = read.truncated;
+        if (options.consumeBody !== undefined && capture === undefined) {
+          await streamBody(res.body, headerValue(resHeaders, 'content-encoding'), options.consumeBody);
+        } else {
+          const read = await readBody(res.body, headerValue(resHeaders, 'content-encoding'), options.maxBytes ?? this.#options.maxBytes);
+          body = read.body;
+          truncated = read.truncated;
+        }
       } else if (capture !== undefined) {
         side = await readSideBody(res.body, headerValue(resHeaders, 'content-encoding'));
       } else {

@@ -91,20 +91,54 @@ function decoderFor(coding: string): Transform | undefined {
  * UNSUPPORTED_ENCODING, and `source` is destroyed unread.
  */
 export async function readBody(source: Readable, contentEncoding: string | undefined, cap: number): Promise<BodyBytes> {
+  return collect(source, decodersOf(source, contentEncoding), cap);
+}
+
+/**
+ * Hands the decoded body of `source` to `consume` as a stream, never holding it whole (a
+ * sitemap of 50 MB): `consume` reads as much as it wants and its own limits apply. A failure
+ * of the body or of a decoder reaches `consume` as an error of the stream it reads. When
+ * `consume` settles, whatever it left unread is abandoned (its connection closed).
+ */
+export async function streamBody(
+  source: Readable,
+  contentEncoding: string | undefined,
+  consume: (body: Readable) => Promise<void>,
+): Promise<void> {
+  const streams: Readable[] = [source, ...decodersOf(source, contentEncoding)];
+  const last = streams[streams.length - 1]!;
+  for (let i = 0; i < streams.length; i++) {
+    const s = streams[i]!;
+    // pipe() passes on neither errors nor a close without an end: the reader must see both.
+    if (s !== last) {
+      s.on('error', (err: Error) => last.destroy(err));
+      s.on('close', () => {
+        if (!s.readableEnded) last.destroy(new Error('body stream closed before its end'));
+      });
+      s.pipe(streams[i + 1] as Transform);
+    }
+  }
+  try {
+    await consume(last);
+  } finally {
+    for (const s of streams) s.destroy();
+  }
+}
+
+/** The decoders of a Content-Encoding, last applied first; `source` is destroyed when one is not supported. */
+function decodersOf(source: Readable, contentEncoding: string | undefined): Transform[] {
   const codings = (contentEncoding ?? '')
     .toLowerCase()
     .split(',')
     .map((c) => c.trim())
     .filter((c) => c !== '' && c !== 'identity')
     .reverse();
-  let decoders: Transform[];
   try {
-    decoders = codings.map(decoderFor).filter((d): d is Transform => d !== undefined);
+    return codings.map(decoderFor).filter((d): d is Transform => d !== undefined);
   } catch (err) {
     source.destroy(); // the body will not be read: let its connection go
     throw err;
   }
-  return collect(source, decoders, cap);
 }
 
 /**

@@ -5,7 +5,7 @@ import { headerValue } from '../fetch/header-value.js';
 import type { FetchPageContext, PageOutcome, Target } from '../crawl/fetch-page.js';
 import { urlKey } from '../url/key.js';
 import { normalizeUrl } from '../url/normalize.js';
-import { SITEMAP_MAX_BYTES, parseSitemap } from './sitemap-parser.js';
+import { SITEMAP_MAX_BYTES, parseSitemap, type SitemapResult } from './sitemap-parser.js';
 
 /** A page of the sitemap's host with a `<lastmod>`: it may be due again (docs/sitemaps.md). */
 export interface LastmodHint {
@@ -40,7 +40,10 @@ export async function fetchSitemap(start: Target, ctx: FetchPageContext): Promis
   let res: FetchedResponse;
   let request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
   let responded: boolean;
+  /** The sitemap as the parser read it while it streamed in (undefined: the body was held, or there was none). */
+  let parsed: SitemapResult | undefined;
   for (;;) {
+    parsed = undefined;
     request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
     const before = ctx.middleware === undefined ? ({ kind: 'fetch', headers: {} } as const) : await ctx.middleware.before(request);
     if (before.kind === 'skip') return fail(before.failure);
@@ -50,7 +53,16 @@ export async function fetchSitemap(start: Target, ctx: FetchPageContext): Promis
       if (requests > 0) await ctx.pace();
       try {
         requests++;
-        res = await ctx.fetcher.fetch(target.url, { signal: ctx.signal, headers: before.headers, anyType: true, maxBytes: SITEMAP_MAX_BYTES });
+        // The body goes to the parser as it arrives, never held whole (a sitemap may be 50 MB).
+        res = await ctx.fetcher.fetch(target.url, {
+          signal: ctx.signal,
+          headers: before.headers,
+          anyType: true,
+          maxBytes: SITEMAP_MAX_BYTES,
+          consumeBody: async (body) => {
+            parsed = await parseSitemap(body);
+          },
+        });
       } catch (err) {
         return fail(err instanceof FetchFailure ? err : new FetchFailure('FETCH_FAILED', 'transient', String(err)));
       }
@@ -67,11 +79,12 @@ export async function fetchSitemap(start: Target, ctx: FetchPageContext): Promis
   }
   const verdict: { readonly failure?: FetchFailure } = ctx.middleware === undefined ? {} : await ctx.middleware.after(request, res, responded);
   if (verdict.failure !== undefined) return fail(verdict.failure);
-  if (res.status < 200 || res.status >= 300 || res.body === null) {
+  if (res.status < 200 || res.status >= 300 || (res.body === null && parsed === undefined)) {
     return fail(new FetchFailure(`HTTP_${res.status}`, 'final', `sitemap answered HTTP ${res.status} without a body`, { status: res.status }));
   }
-  // Fed in slices: the parser's text and buffers stay small beside the body itself.
-  const parsed = await parseSitemap(Readable.from(slices(res.body, 64 * 1024)));
+  // A body held whole (an answer of a --hook, or a WARC capture, which needs it) is fed in
+  // slices: the parser's text and buffers stay small beside the body itself.
+  parsed ??= await parseSitemap(Readable.from(slices(res.body!, 64 * 1024)));
   if (parsed.entries.length === 0 && parsed.error !== undefined) {
     return fail(new FetchFailure('SITEMAP_MALFORMED', 'final', `not a readable sitemap: ${parsed.error}`, { status: res.status }));
   }

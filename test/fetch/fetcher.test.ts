@@ -193,6 +193,56 @@ describe('Fetcher: error statuses and conditional requests', () => {
   });
 });
 
+describe('Fetcher: a body streamed to its reader (sitemaps)', () => {
+  test('consumeBody gets the decoded body in pieces as it arrives, never joined; the response holds none', async (t) => {
+    const piece = Buffer.alloc(256 * 1024, 0x61);
+    const { server, fetcher } = await setup(t, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip' });
+      // 16 MiB decoded, far past maxBytes: a reader with its own limits decides how much to read.
+      res.end(gzipSync(Buffer.concat(Array.from({ length: 64 }, () => piece))));
+    });
+    let total = 0;
+    let largest = 0;
+    let pieces = 0;
+    const r = await fetcher.fetch(`${server.origin}/big.xml`, {
+      anyType: true,
+      consumeBody: async (body) => {
+        for await (const chunk of body) {
+          pieces++;
+          total += (chunk as Buffer).length;
+          largest = Math.max(largest, (chunk as Buffer).length);
+        }
+      },
+    });
+    assert.equal(r.status, 200);
+    assert.equal(r.body, null);
+    assert.equal(total, 64 * piece.length, 'every decoded byte reached the reader');
+    assert.ok(pieces > 64 && largest <= 1024 * 1024, `${pieces} pieces, the largest ${largest} bytes`);
+  });
+
+  test('a reader that stops early ends the fetch; the next request on the host still works', async (t) => {
+    const { server, fetcher } = await setup(t, (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      if (req.url === '/small') return void res.end('ok');
+      res.write(Buffer.alloc(1024 * 1024, 0x62));
+      res.end(Buffer.alloc(1024 * 1024, 0x62));
+    });
+    let seen = 0;
+    const r = await fetcher.fetch(`${server.origin}/big`, {
+      anyType: true,
+      consumeBody: async (body) => {
+        for await (const chunk of body) {
+          seen += (chunk as Buffer).length;
+          break;
+        }
+      },
+    });
+    assert.equal(r.body, null);
+    assert.ok(seen > 0 && seen < 2 * 1024 * 1024, `read ${seen} bytes`);
+    assert.equal((await fetcher.fetch(`${server.origin}/small`, { anyType: true })).body?.toString(), 'ok');
+  });
+});
+
 describe('Fetcher: failures', () => {
   test('the total deadline ends a response that drips a byte every 100 ms', { timeout: 30_000 }, async (t) => {
     let closed: Promise<unknown> | undefined;

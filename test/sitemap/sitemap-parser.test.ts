@@ -88,3 +88,31 @@ test('feeds: RSS 2.0 items (link, pubDate), RSS 1.0 items and Atom entries (alte
   assert.equal(atom.format, 'feed');
   assert.deepEqual(atom.entries, [{ kind: 'page', loc: 'http://127.0.0.2/e/1', lastmodMs: Date.parse('2026-11-21T00:00:00Z') }]);
 });
+
+test('the entries kept do not hold the body: a URL cut out of a 1 MiB chunk keeps only itself', async () => {
+  // Run in a child with --expose-gc, so that what is measured is what stays reachable.
+  const parser = new URL('../../src/sitemap/sitemap-parser.js', import.meta.url).href;
+  const script = `
+    import { Readable } from 'node:stream';
+    import { parseSitemap } from ${JSON.stringify(parser)};
+    const chunks = [Buffer.from('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')];
+    for (let i = 0; i < 40; i++) {
+      const entry = '<url><loc>http://127.0.0.2/a-page-with-a-path-of-some-length/' + i + '</loc><image>';
+      chunks.push(Buffer.from(entry + 'c'.repeat(1024 * 1024 - entry.length - 15) + '</image></url>'));
+    }
+    chunks.push(Buffer.from('</urlset>'));
+    globalThis.gc();
+    const before = process.memoryUsage().heapUsed;
+    const r = await parseSitemap(Readable.from(chunks.splice(0)));
+    globalThis.gc();
+    process.stdout.write(JSON.stringify({ entries: r.entries.length, retained: process.memoryUsage().heapUsed - before, keep: r.entries.length }));
+  `;
+  const { execFileSync } = await import('node:child_process');
+  const out = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' })) as {
+    entries: number;
+    retained: number;
+  };
+  assert.equal(out.entries, 40);
+  // 40 entries of about 60 characters; holding their chunks would be 40 MiB.
+  assert.ok(out.retained < 4 * 1024 * 1024, `${out.retained} bytes still reachable after the parse`);
+});
