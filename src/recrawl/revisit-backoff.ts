@@ -1,3 +1,5 @@
+import { backoffMs } from '../frontier/retry-policy.js';
+
 /** Failed revisits in a row after which a page is retired (docs/recrawl.md). */
 export const REVISIT_TRIES = 4;
 /** A page answering 404 or 410 this many revisits in a row is retired. */
@@ -12,5 +14,5 @@ export const GONE_TRIES = 2;
 export function revisitBackoff(intervalMs: number, attempts: number, status: number | undefined): number | undefined {
   const limit = status === 404 || status === 410 ? GONE_TRIES : REVISIT_TRIES;
   if (attempts >= limit) return undefined;
-  return Math.max(1_000, intervalMs) * 2 ** attempts;
+  return backoffMs(attempts + 1, Math.max(1_000, intervalMs), Number.POSITIVE_INFINITY);
 }
