@@ -14,6 +14,8 @@ export interface NodeRow {
   readonly reseeds: number;
   readonly recordsRead: number;
   readonly handoffsRead: number;
+  /** Heartbeats the node ran, their mean and longest wall time (its summary). */
+  readonly heartbeats: { readonly beats: number; readonly meanMs: number; readonly maxMs: number };
   /** What went through its mount (absent on a local directory). */
   readonly mount?: MountCounts;
 }
@@ -81,8 +83,8 @@ export function clusterTables(rows: readonly ClusterRow[], where: string): strin
     'Per node, averaged over the nodes of the run, per page the whole cluster fetched: CPU, discovery CPU (reseeds and hand-offs), ' +
       'SFTP requests, file bytes read (READ replies), bytes from and to the server through the relay.',
     '',
-    '| N | run | CPU ms | discovery CPU ms | records read/node | hand-offs read/node | SFTP req. | read KB | relay down KB | relay up KB | requests by type (all nodes, per page) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| N | run | CPU ms | discovery CPU ms | records read/node | hand-offs read/node | heartbeat ms (mean, max) | SFTP req. | read KB | relay down KB | relay up KB | requests by type (all nodes, per page) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const r of rows) {
     const pp = perPage(r);
@@ -94,7 +96,7 @@ export function clusterTables(rows: readonly ClusterRow[], where: string): strin
       .join(', ');
     out.push(
       `| ${r.nodes} | ${r.attempt} | ${pp.cpuMs} | ${pp.discoveryCpuMs} | ${round(mean(r.perNode.map((n) => n.recordsRead)), 0)} | ` +
-        `${round(mean(r.perNode.map((n) => n.handoffsRead)), 0)} | ${pp.requests} | ${pp.readKb} | ${pp.downKb} | ${pp.upKb} | ${types || '-'} |`,
+        `${round(mean(r.perNode.map((n) => n.handoffsRead)), 0)} | ${round(mean(r.perNode.map((n) => n.heartbeats.meanMs)), 1)}, ${Math.max(...r.perNode.map((n) => n.heartbeats.maxMs))} | ${pp.requests} | ${pp.readKb} | ${pp.downKb} | ${pp.upKb} | ${types || '-'} |`,
     );
   }
   return `${out.join('\n')}\n`;

@@ -57,8 +57,8 @@ if (!(linkDelayMs >= 0)) {
   log(`--link-delay must be a number of milliseconds, not '${o['link-delay']}'`);
   process.exit(2);
 }
-if (hosts > 250) {
-  log('--hosts must be at most 250 (127.0.0.2 .. 127.0.0.251)');
+if (hosts > 5000) {
+  log('--hosts must be at most 5000 (250 addresses in each of 127.0.0.x .. 127.0.19.x)');
   process.exit(2);
 }
 const nodeArgs = o['node-args']!.split(' ').filter((a) => a !== '');
@@ -150,6 +150,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
       reseeds: Number(disc.reseeds ?? 0),
       recordsRead: Number(disc.recordsRead ?? 0),
       handoffsRead: Number(disc.handoffsRead ?? 0),
+      heartbeats: { beats: 0, meanMs: NaN, maxMs: NaN, ...((sum.heartbeats ?? {}) as Record<string, number>) },
       ...(m === undefined ? {} : { mount: m }),
     };
   });

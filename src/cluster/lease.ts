@@ -10,6 +10,10 @@ import { bootId, isDeadLocalProcess } from './local-liveness.js';
 
 /** Leases read back at once by `verify` (each read is a few round trips on a network mount). */
 const VERIFY_PARALLELISM = 32;
+/** A routine heartbeat reads back each held lease once in this many heartbeats... */
+export const LEASE_READ_TURN = 5;
+/** ...but at most this many a heartbeat: with 2,000 hosts, each lease every 63 heartbeats. */
+export const LEASE_READS_PER_BEAT = 32;
 
 /** Content of hosts/<host>.lease. */
 export interface LeaseRecord {
@@ -51,6 +55,8 @@ export class Leases {
   readonly #nodeId: string;
   readonly #isAlive: (nodeId: string) => boolean;
   readonly #held = new Map<string, string>(); // host dir -> token
+  /** Held hosts whose lease a routine heartbeat has not read back yet in this turn (next last). */
+  #readTurn: string[] = [];
   /** Takeover claims this node made, by host dir: removed when it gives the host up gracefully. */
   readonly #claims = new Map<string, string>();
 
@@ -193,11 +199,15 @@ export class Leases {
   }
 
   /**
-   * Checks the leases this node holds: one listing of hosts/ finds leases that vanished,
-   * and with `readContent` each held lease is read to catch one that another node holds now.
-   * Returns the hosts lost (already forgotten).
+   * Checks the leases this node holds: one listing of hosts/ finds leases that vanished, and
+   * held leases are read to catch one that another node holds now. `read`: `all` of them
+   * (after a change of the live set, or when this node may have been counted dead), `some`
+   * (a routine heartbeat: the next ones in turn, so that each is read every LEASE_READ_TURN
+   * heartbeats, but at most LEASE_READS_PER_BEAT a beat: with thousands of hosts a routine
+   * heartbeat does not read thousands of files, docs/protocol.md "Who crawls what"), or
+   * `none`. Returns the hosts lost (already forgotten).
    */
-  async verify(readContent: boolean): Promise<string[]> {
+  async verify(read: 'all' | 'some' | 'none'): Promise<string[]> {
     if (this.#held.size === 0) return [];
     // Only leases held before the listing was read can be judged by it: one taken while the
     // listing was in progress may be missing from it.
@@ -208,7 +218,17 @@ export class Leases {
     for (const [hostDir, token] of before) {
       if (this.#held.get(hostDir) !== token) continue;
       if (!names.has(`${hostDir}.lease`)) lost.push(hostDir);
-      else if (readContent) toRead.push([hostDir, token]);
+      else if (read === 'all') toRead.push([hostDir, token]);
+    }
+    if (read === 'some') {
+      const n = Math.min(LEASE_READS_PER_BEAT, Math.ceil(before.size / LEASE_READ_TURN));
+      while (toRead.length < n) {
+        if (this.#readTurn.length === 0) this.#readTurn = [...this.#held.keys()].reverse();
+        const hostDir = this.#readTurn.pop()!;
+        const token = this.#held.get(hostDir);
+        if (token !== undefined && before.get(hostDir) === token && !lost.includes(hostDir)) toRead.push([hostDir, token]);
+        if (this.#readTurn.length === 0) break; // one full turn per beat at most
+      }
     }
     // In parallel: one by one, 200 leases over a mount with a few ms per round trip took
     // longer than --dead-after / 2, and a heartbeat that slow fences its own node.

@@ -403,7 +403,7 @@ export class CrawlNode {
         await p.guard.checkMarker();
         await p.membership.beat(this.#heartbeat!.status('waiting'));
         await p.store.probe();
-        if (this.#ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify(true));
+        if (this.#ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify('all'));
       } catch {
         continue; // still failing
       }

@@ -8,8 +8,6 @@ import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import type { Parts } from './node-parts.js';
 
-/** Every how many heartbeats each held lease is read back (a listing checks them every beat). */
-const LEASE_READ_EVERY = 5;
 /** Every how many heartbeats stale temp files in shared directories are swept. */
 const SWEEP_EVERY = 300;
 
@@ -111,6 +109,7 @@ export class Heartbeat {
   async #tick(): Promise<void> {
     const { config, log, stats, ownership, events } = this.#d;
     const p = this.#d.parts;
+    const started = this.#d.clock.monotonic();
     try {
       this.#ticks++;
       const wasFenced = this.fenced();
@@ -154,7 +153,7 @@ export class Heartbeat {
       if (allIdle && !this.#allIdleSeen && stats.state === 'idle') events.wake();
       this.#allIdleSeen = allIdle;
       if (ownership.partition === 'host') {
-        p.keeper.dropLost(await p.leases.verify(changed || wasFenced || this.#ticks % LEASE_READ_EVERY === 0));
+        p.keeper.dropLost(await p.leases.verify(changed || wasFenced ? 'all' : 'some'));
         p.keeper.retryBlocked();
         await p.keeper.releaseOrphanLeases();
       }
@@ -167,6 +166,11 @@ export class Heartbeat {
       p.requests.pump();
     } catch (err) {
       events.onStoreError(err);
+    } finally {
+      const ms = this.#d.clock.monotonic() - started;
+      stats.heartbeats.beats++;
+      stats.heartbeats.totalMs += ms;
+      stats.heartbeats.maxMs = Math.max(stats.heartbeats.maxMs, ms);
     }
   }
 }

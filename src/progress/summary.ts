@@ -27,6 +27,11 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     rounds: stats.round,
     cpuSeconds: Math.round(((process.cpuUsage().user + process.cpuUsage().system) / 1e6) * 1000) / 1000,
     discovery: { ...stats.discovery, cpuSeconds: Math.round(stats.discovery.cpuMicros / 1000) / 1000 },
+    heartbeats: {
+      beats: stats.heartbeats.beats,
+      meanMs: stats.heartbeats.beats > 0 ? Math.round((stats.heartbeats.totalMs / stats.heartbeats.beats) * 10) / 10 : 0,
+      maxMs: Math.round(stats.heartbeats.maxMs),
+    },
     ...(stats.hookErrors > 0 ? { hookErrors: stats.hookErrors } : {}),
     ...(stats.hookTimeouts > 0 ? { hookTimeouts: stats.hookTimeouts } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),

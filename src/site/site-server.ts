@@ -15,8 +15,11 @@ export interface SiteHost {
 /** Answers one request; `path` is the path and query as requested. */
 export type Handler = (req: IncomingMessage, res: ServerResponse, host: SiteHost, path: string) => void | Promise<void>;
 
+/** Hosts on one 127.0.N.x block of addresses (x from firstOctet up). */
+const HOSTS_PER_BLOCK = 250;
+
 export interface SiteOptions {
-  /** How many hosts (addresses 127.0.0.<firstOctet> and up). */
+  /** How many hosts (addresses 127.0.0.<firstOctet> and up; past 250 hosts, 127.0.1.<firstOctet> and up, and so on). */
   readonly hosts: number;
   /** Last octet of the first host's address (default 2). */
   readonly firstOctet?: number;
@@ -52,7 +55,8 @@ export class LoopbackSite {
     const site = new LoopbackSite(options);
     const first = options.firstOctet ?? 2;
     for (let i = 0; i < options.hosts; i++) {
-      const address = `127.0.0.${first + i}`;
+      // 250 hosts per block of addresses: 127.0.0.x, then 127.0.1.x, ... (all of 127/8 is loopback).
+      const address = `127.0.${Math.floor(i / HOSTS_PER_BLOCK)}.${first + (i % HOSTS_PER_BLOCK)}`;
       const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => void site.#serve(i, req, res));
       server.on('connection', (s) => {
         site.#sockets.add(s);

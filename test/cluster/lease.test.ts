@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Leases, type LeaseRecord } from '../../src/cluster/lease.js';
+import { LEASE_READ_TURN, LEASE_READS_PER_BEAT, Leases, type LeaseRecord } from '../../src/cluster/lease.js';
 import { bootId } from '../../src/cluster/local-liveness.js';
 import { Layout } from '../../src/store/layout.js';
 import { hookFsPromises } from '../support/fs-hook.js';
@@ -115,7 +115,7 @@ describe('Leases.acquire', () => {
     assert.equal(b.holds(HOST), true);
     assert.deepEqual(await hostsDir(layout), [`${HOST}.lease`], 'the old lease moved aside and removed, no temp left');
     assert.equal((await takeoverClaims(layout)).length, 1, 'one claim for the one stale lease taken over');
-    assert.deepEqual(await a.verify(true), [HOST]);
+    assert.deepEqual(await a.verify('all'), [HOST]);
     await b.release(HOST);
     assert.deepEqual(await takeoverClaims(layout), [], 'the claim goes with a graceful release');
     assert.equal(a.holds(HOST), false);
@@ -262,7 +262,7 @@ describe('Leases.release', () => {
 describe('Leases.verify', () => {
   test('nothing held: nothing to check, not even hosts/', async () => {
     const a = new Leases(new Layout(join(root, 'no-such-dir')), A, alive);
-    assert.deepEqual(await a.verify(true), []);
+    assert.deepEqual(await a.verify('all'), []);
   });
 
   test('the listing finds a lease that vanished; reading finds one another node holds now', async () => {
@@ -272,12 +272,12 @@ describe('Leases.verify', () => {
     await rm(layout.lease('h1.example'));
     await rm(layout.lease('h2.example'));
     await plantLease(layout, { node: B }, 'h2.example');
-    assert.deepEqual(await a.verify(false), ['h1.example'], 'without reading, only the vanished one');
+    assert.deepEqual(await a.verify('none'), ['h1.example'], 'without reading, only the vanished one');
     assert.equal(a.holds('h1.example'), false);
     assert.equal(a.holds('h2.example'), true);
-    assert.deepEqual(await a.verify(true), ['h2.example']);
+    assert.deepEqual(await a.verify('all'), ['h2.example']);
     assert.deepEqual([...a.held()], ['h3.example']);
-    assert.deepEqual(await a.verify(true), []);
+    assert.deepEqual(await a.verify('all'), []);
     assert.equal((await readLease(layout, 'h2.example'))?.node, B, 'verify never touches the mount');
   });
 
@@ -304,9 +304,46 @@ describe('Leases.verify', () => {
     await rm(layout.lease('h7.example'));
     await plantLease(layout, { node: B }, 'h7.example');
     most = 0;
-    assert.deepEqual(await a.verify(true), ['h7.example']);
+    assert.deepEqual(await a.verify('all'), ['h7.example']);
     assert.ok(most > 1, `reads in flight at once: ${most}`);
     assert.equal([...a.held()].length, hosts.length - 1);
+  });
+
+  test('a routine heartbeat reads a bounded turn of held leases: each within its turn, never thousands at once', async () => {
+    const layout = await freshLayout();
+    const reads: string[] = [];
+    class CountingLeases extends Leases {
+      override async read(hostDir: string): Promise<LeaseRecord | undefined> {
+        reads.push(hostDir);
+        return await super.read(hostDir);
+      }
+    }
+    const a = new CountingLeases(layout, A, alive);
+    // Few leases: each read once in LEASE_READ_TURN beats, spread over them.
+    const few = Array.from({ length: 10 }, (_, i) => `f${i}.example`);
+    for (const h of few) assert.equal((await a.acquire(h)).ok, true);
+    for (let beat = 0; beat < LEASE_READ_TURN; beat++) {
+      reads.length = 0;
+      assert.deepEqual(await a.verify('some'), []);
+      assert.equal(reads.length, 2, `beat ${beat}: ${reads.length} reads`);
+    }
+    // Many leases: at most LEASE_READS_PER_BEAT a beat, and a lease another node holds now is
+    // found within one turn of them.
+    const many = Array.from({ length: 200 }, (_, i) => `m${i}.example`);
+    for (const h of many) assert.equal((await a.acquire(h)).ok, true);
+    await rm(layout.lease('m150.example'));
+    await plantLease(layout, { node: B }, 'm150.example');
+    const turn = Math.ceil(210 / LEASE_READS_PER_BEAT) + 1;
+    let found: string[] = [];
+    for (let beat = 0; beat < turn && found.length === 0; beat++) {
+      reads.length = 0;
+      found = await a.verify('some');
+      assert.ok(reads.length <= LEASE_READS_PER_BEAT, `beat ${beat}: ${reads.length} reads`);
+    }
+    assert.deepEqual(found, ['m150.example']);
+    reads.length = 0;
+    assert.deepEqual(await a.verify('all'), []);
+    assert.equal(reads.length, 209, 'after a change of the live set, every lease at once');
   });
 
   test('a lease of this node id with another token counts as lost', async () => {
@@ -315,7 +352,7 @@ describe('Leases.verify', () => {
     await a.acquire(HOST);
     await rm(layout.lease(HOST));
     await plantLease(layout, { node: A, token: 'another-run' });
-    assert.deepEqual(await a.verify(true), [HOST]);
+    assert.deepEqual(await a.verify('all'), [HOST]);
   });
 
   /** Runs `during` between the listing of hosts/ (the names are already read) and its use. */
@@ -337,7 +374,7 @@ describe('Leases.verify', () => {
     const restore = hookHostsListing({ after: () => a.acquire('h3.example') });
     let lost: string[];
     try {
-      lost = await a.verify(true);
+      lost = await a.verify('all');
     } finally {
       restore();
     }
@@ -359,7 +396,7 @@ describe('Leases.verify', () => {
     });
     let lost: string[];
     try {
-      lost = await a.verify(true);
+      lost = await a.verify('all');
     } finally {
       restore();
     }
