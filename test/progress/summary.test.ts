@@ -39,7 +39,11 @@ describe('summaryOf', () => {
     });
     s.discovery.reseeds = 2;
     s.discovery.cpuMicros = 1_234_567;
-    const { cpuSeconds, discovery, ...sum } = summaryOf(s, 12.345, 'complete');
+    s.heartbeats.beats = 3;
+    s.heartbeats.totalMs = 100;
+    s.heartbeats.maxMs = 61.6;
+    const { cpuSeconds, discovery, heartbeats, ...sum } = summaryOf(s, 12.345, 'complete');
+    assert.deepEqual(heartbeats, { beats: 3, meanMs: 33.3, maxMs: 62 }, 'the mean to 0.1 ms, the longest to 1 ms');
     assert.ok(typeof cpuSeconds === 'number' && cpuSeconds > 0, 'the process CPU so far');
     assert.deepEqual(discovery, { reseeds: 2, recordsRead: 0, handoffsRead: 0, cpuMicros: 1_234_567, cpuSeconds: 1.235 });
     assert.deepEqual(sum, {
