@@ -21,6 +21,7 @@ import { countDiscovery } from '../cluster/handoff-stats.js';
 import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
 import { DoneLeavers } from '../cluster/done-leavers.js';
 import { leaveDone } from './leave-done.js';
+import { removeLeftTemps } from '../store/atomic-write.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -404,6 +405,9 @@ export class CrawlNode {
         await p.membership.beat(this.#heartbeat!.status('waiting'));
         await p.store.probe();
         if (this.#ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify('all'));
+        // What the fault interrupted: pages fetched but not written, temporary files not removed.
+        await p.requests.commitUnwritten();
+        await removeLeftTemps();
       } catch {
         continue; // still failing
       }

@@ -63,6 +63,12 @@ export class RequestRunner {
   readonly #tasks = new Set<Promise<void>>();
   #inFlight = 0;
   #fetched = 0;
+  /**
+   * Pages fetched whose commit the mount refused (a fault: docs/protocol.md, "Faults of the
+   * mount"): kept, with their claims, and written when the mount is back instead of fetched
+   * again.
+   */
+  #unwritten: { host: HostState; item: QueueItem; outcome: PageOutcome; sitemap: boolean }[] = [];
 
   constructor(deps: RequestRunnerDeps) {
     this.#d = deps;
@@ -74,6 +80,32 @@ export class RequestRunner {
   /** Aborts requests in flight (after the stop grace period), robots.txt fetches included. */
   get signal(): AbortSignal {
     return this.#abort.signal;
+  }
+
+  /** Fetched pages waiting for the mount to take their commit. */
+  get unwritten(): number {
+    return this.#unwritten.length;
+  }
+
+  /**
+   * Writes the pages whose commit the mount refused, now that it is back. A page of a host
+   * this node no longer crawls (lost, moving, or this node fenced) is dropped: its new owner
+   * fetches it. Throws (keeping what is left) when the mount fails again.
+   */
+  async commitUnwritten(): Promise<void> {
+    const d = this.#d;
+    while (this.#unwritten.length > 0) {
+      const { host, item, outcome, sitemap } = this.#unwritten[0]!;
+      if (host.phase !== 'ready' || host.leaseLost || d.control.fenced()) {
+        d.recrawler?.abandon(host.dir, item.key);
+        this.#unclaim(host, item, outcome);
+      } else {
+        await d.committer.commit(host, outcome);
+        if (sitemap) d.sitemaps!.committed(host, outcome);
+      }
+      this.#unwritten.shift();
+      this.#ended(host);
+    }
   }
 
   get inFlight(): number {
@@ -146,6 +178,7 @@ export class RequestRunner {
   async #run(host: HostState, item: QueueItem, target: Target, previousStart: number): Promise<void> {
     const d = this.#d;
     let outcome: PageOutcome | undefined;
+    let committing = false;
     let kind: 'ok' | 'transient' | 'final' = 'ok';
     try {
       // With URL partitioning another node may have fetched this URL while it was its owner.
@@ -193,10 +226,17 @@ export class RequestRunner {
         this.#unclaim(host, item, outcome);
         return;
       }
+      committing = true;
       await d.committer.commit(host, outcome);
       if (sitemap) d.sitemaps!.committed(host, outcome);
     } catch (err) {
-      // The mount failed under the commit: the URL is not done; it goes back in the queue.
+      if (outcome !== undefined && committing && !d.control.stopping()) {
+        // The mount failed under the commit: the page is kept, claims and all, and written
+        // when the mount is back (commitUnwritten), not fetched again.
+        this.#unwritten.push({ host, item, outcome, sitemap: d.sitemaps?.isSitemap(host.dir, item.key) === true });
+        throw err;
+      }
+      // Failed before its commit: the URL is not done; it goes back in the queue.
       if (outcome !== undefined) this.#unclaim(host, item, outcome);
       if (host.phase === 'ready' && !d.control.stopping()) d.frontier.requeue(host, item);
       throw err;

@@ -11,6 +11,24 @@ export interface AtomicWriteOptions {
 }
 
 let sequence = 0;
+/**
+ * Temporary files of failed writes that could not be removed then (the mount was failing):
+ * removeLeftTemps() tries again once the mount is back, so that a fault leaves no litter.
+ */
+const leftTemps = new Set<string>();
+
+/** Removes the temporary files failed writes left behind; returns how many are still there. */
+export async function removeLeftTemps(): Promise<number> {
+  for (const tmp of [...leftTemps]) {
+    await new Promise<void>((resolve) =>
+      unlink(tmp, (err) => {
+        if (err === null || err.code === 'ENOENT') leftTemps.delete(tmp);
+        resolve();
+      }),
+    );
+  }
+  return leftTemps.size;
+}
 
 /**
  * Writes `data` to `path` whole or not at all (DESIGN invariant 1): the bytes go to a hidden
@@ -26,7 +44,11 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   const tmp = join(dirname(path), tempName(basename(path), options.nodeId, sequence++));
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   return new Promise((resolve, reject) => {
-    const fail = (err: Error): void => unlink(tmp, () => reject(err));
+    const fail = (err: Error): void =>
+      unlink(tmp, (unlinkErr) => {
+        if (unlinkErr !== null && unlinkErr.code !== 'ENOENT') leftTemps.add(tmp);
+        reject(err);
+      });
     open(tmp, 'wx', 0o666, (openErr, fd) => {
       if (openErr) return reject(openErr); // nothing of ours to remove
       const closeThenRename = (writeErr: Error | null): void => {

@@ -25,7 +25,7 @@ after(async () => {
 const A = 'a.example';
 
 /** The runner with its real parts (committer, store) around a fake fetcher; the rig's pump is the runner's. */
-async function runnerRig(site: Record<string, Answer | Answer[]>, filter?: (url: string) => boolean) {
+async function runnerRig(site: Record<string, Answer | Answer[]>, filter?: (url: string) => boolean, onStoreError?: (err: unknown) => void) {
   const r = frontierRig({ retryBaseMs: 1_000, maxAttempts: 3 }, filter ? { filter } : {});
   const { store, committer } = await committerRig(r, join(root, `d${n++}`));
   const { fetcher, asked } = fakeFetcher(site);
@@ -44,7 +44,7 @@ async function runnerRig(site: Record<string, Answer | Answer[]>, filter?: (url:
     keeper,
     frontier: r.frontier,
     abort: new AbortController(),
-    control: { mayStart: () => true, fenced: () => false, stopping: () => false, onStoreError: (err) => assert.fail(String(err)), wake: () => idle++ },
+    control: { mayStart: () => true, fenced: () => false, stopping: () => false, onStoreError: onStoreError ?? ((err) => assert.fail(String(err))), wake: () => idle++ },
     middleware: fetchMiddleware(r.cfg.userAgent, (hostDir, url) => r.frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true, () => r.clock.now()),
   });
   r.usePump(() => runner.pump());
@@ -74,6 +74,33 @@ describe('RequestRunner', () => {
     assert.equal(r.runner.inFlight, 0);
     assert.ok(r.idle() > 0, 'the node is told when nothing is left');
     assert.equal(await r.store.hasLinks(A, urlKey(`http://${A}/b`)), true);
+  });
+
+  test('a page whose commit the mount refused is kept and written when the mount is back, not fetched again', async () => {
+    const faults: unknown[] = [];
+    const r = await runnerRig({ [`http://${A}/`]: [200, {}, '<p>a</p>'] }, undefined, (err) => faults.push(err));
+    const writePage = r.store.writePage.bind(r.store);
+    let refuse = true;
+    r.store.writePage = async (...args: Parameters<typeof writePage>) => {
+      if (refuse) throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
+      return writePage(...args);
+    };
+    r.admission.offer(`http://${A}/`, A, 0);
+    r.ready(A);
+    await r.settle();
+    assert.equal(faults.length, 1, 'the fault reached the node');
+    assert.equal(r.runner.unwritten, 1);
+    assert.equal(r.frontier.queued, 0, 'not queued again');
+    assert.equal(r.stats.pages, 0);
+    await assert.rejects(r.runner.commitUnwritten(), /EIO/, 'still failing: kept');
+    assert.equal(r.runner.unwritten, 1);
+    refuse = false;
+    await r.runner.commitUnwritten();
+    assert.equal(r.runner.unwritten, 0);
+    assert.equal(r.stats.pages, 1);
+    assert.equal(await r.store.hasLinks(A, urlKey(`http://${A}/`)), true);
+    await r.settle();
+    assert.deepEqual(r.asked, [`http://${A}/`], 'fetched once');
   });
 
   test('a redirect target goes through the admission chain: one the --hook filter rejects is not fetched', async () => {

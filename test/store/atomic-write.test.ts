@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { writeFileAtomic } from '../../src/store/atomic-write.js';
+import { removeLeftTemps, writeFileAtomic } from '../../src/store/atomic-write.js';
 import { hookFs } from '../support/fs-hook.js';
 import { tempOwner } from '../../src/store/layout.js';
 
@@ -29,6 +29,27 @@ async function freshDir(): Promise<string> {
 }
 
 describe('writeFileAtomic', () => {
+  test('a temporary file the failing mount would not let go is removed once it is back (no litter after a fault)', async () => {
+    const dir = await freshDir();
+    const eio = (): NodeJS.ErrnoException => Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    type Cb = (...args: unknown[]) => void;
+    // The mount fails between the write and the rename, and the removal of the temp fails too.
+    const restoreRename = hookFs<(a: string, b: string, cb: Cb) => void>('rename', () => (_a, _b, cb) => cb(eio()));
+    const restoreUnlink = hookFs<(p: string, cb: Cb) => void>('unlink', () => (_p, cb) => cb(eio()));
+    try {
+      await assert.rejects(writeFileAtomic(join(dir, 'page.html'), '<html>', OPTIONS), /EIO/);
+      assert.equal(await removeLeftTemps(), 1, 'still failing: still there');
+    } finally {
+      restoreUnlink();
+      restoreRename();
+    }
+    const left = await readdir(dir);
+    assert.equal(left.length, 1);
+    assert.equal(tempOwner(left[0]!), NODE_ID);
+    assert.equal(await removeLeftTemps(), 0);
+    assert.deepEqual(await readdir(dir), [], 'the mount is back: the temporary file is gone');
+  });
+
   test('writes the bytes, or a string as UTF-8, and leaves nothing else behind', async () => {
     const dir = await freshDir();
     await writeFileAtomic(join(dir, 'a.bin'), Uint8Array.from([0, 1, 2, 255]), OPTIONS);
