@@ -90,8 +90,8 @@ describe('leaving done', { timeout: 240_000 }, () => {
   test('a node killed while its record says idle still makes the others reseed fully, and nothing is lost', async () => {
     site.reset();
     const data = await tempDir();
+    const nodes = new Map(IDS.map((id) => [id, spawnCli(args(data.path, id))]));
     try {
-      const nodes = new Map(IDS.map((id) => [id, spawnCli(args(data.path, id))]));
       // The victim: the first node whose record says idle after it fetched pages, while
       // another node still crawls. Its last record says idle: only `done` allows the shortcut.
       const end = Date.now() + 90_000;
@@ -124,6 +124,10 @@ describe('leaving done', { timeout: 240_000 }, () => {
       const duplicates = [...site.counts].reduce((a, [, n]) => a + n - 1, 0);
       assert.ok(duplicates <= 4, `${duplicates} duplicate fetches`);
     } finally {
+      // A failed assertion must not leave nodes writing while the directory is removed (the
+      // removal's ENOTEMPTY would hide the failure).
+      for (const node of nodes.values()) if (node.exitCode === null && node.signalCode === null) node.kill('SIGKILL');
+      await Promise.all([...nodes.values()].map((n) => n.done));
       await data.cleanup();
     }
   });
