@@ -435,6 +435,8 @@ export class CrawlNode {
     for (const dir of [...p.leases.held()]) await p.leases.release(dir).catch(() => undefined);
     if (complete) await leaveDone(p, this.#heartbeat!.status('done'));
     else await p.membership.leave().catch(() => undefined);
+    // Temporary files a fault left that the mount lets go of now (best effort, never throws).
+    await removeLeftTemps();
     await this.#fetcher.close().catch(() => undefined);
   }
 }

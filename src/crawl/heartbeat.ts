@@ -4,6 +4,7 @@ import type { Clock, Timer } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
+import { removeLeftTemps } from '../store/atomic-write.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import type { Parts } from './node-parts.js';
@@ -115,6 +116,9 @@ export class Heartbeat {
       const wasFenced = this.fenced();
       await p.guard.checkMarker();
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
+      // The mount takes writes: temporary files a fault left (a write that failed and could
+      // not be removed then, this heartbeat's own among them) go now.
+      await removeLeftTemps();
       const liveBefore = p.membership.liveIds();
       const changed = await p.membership.observe();
       this.#warcSweeper ??= new DeadWarcSweeper({

@@ -50,7 +50,12 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
         reject(err);
       });
     open(tmp, 'wx', 0o666, (openErr, fd) => {
-      if (openErr) return reject(openErr); // nothing of ours to remove
+      if (openErr) {
+        // Over a network mount an open that failed with EIO may still have created the file
+        // (the reply was lost): it is removed once the mount is back. EEXIST: not ours.
+        if (openErr.code !== 'EEXIST') leftTemps.add(tmp);
+        return reject(openErr);
+      }
       const closeThenRename = (writeErr: Error | null): void => {
         close(fd, (closeErr) => {
           const err = writeErr ?? closeErr;

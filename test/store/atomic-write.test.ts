@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { closeSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,26 @@ async function freshDir(): Promise<string> {
 }
 
 describe('writeFileAtomic', () => {
+  test('an open that failed with EIO but created the file (a lost reply) leaves no litter once the mount is back', async () => {
+    const dir = await freshDir();
+    type Cb = (err: NodeJS.ErrnoException | null, fd?: number) => void;
+    const restore = hookFs<(p: string, f: string, m: number, cb: Cb) => void>('open', (original) => (p, f, m, cb) =>
+      original(p, f, m, (err, fd) => {
+        if (err !== null || !p.includes('~')) return cb(err, fd);
+        closeSync(fd!);
+        cb(Object.assign(new Error('EIO: i/o error, open'), { code: 'EIO' }));
+      }),
+    );
+    try {
+      await assert.rejects(writeFileAtomic(join(dir, 'page.html'), '<html>', OPTIONS), /EIO/);
+    } finally {
+      restore();
+    }
+    assert.equal((await readdir(dir)).length, 1, 'the server made the file');
+    assert.equal(await removeLeftTemps(), 0);
+    assert.deepEqual(await readdir(dir), []);
+  });
+
   test('a temporary file the failing mount would not let go is removed once it is back (no litter after a fault)', async () => {
     const dir = await freshDir();
     const eio = (): NodeJS.ErrnoException => Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
