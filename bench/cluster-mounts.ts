@@ -111,6 +111,15 @@ export class ClusterMounts {
     });
   }
 
+  /**
+   * A fault of mount `i`'s link (the relay's commands, bench/delay-relay.py): `cut` drops its
+   * connections and refuses new ones, `restore` accepts them again, `hold` stalls every byte
+   * for `ms`.
+   */
+  async fault(kind: 'cut' | 'restore' | 'hold', i: number, ms = 0): Promise<void> {
+    await this.#ask(kind === 'hold' ? `hold ${i} ${ms}` : `${kind} ${i}`);
+  }
+
   /** Starts counting afresh (the counts of `counts()` are since the last mark). */
   async mark(): Promise<MountCounts[]> {
     const c = await this.counts();

@@ -36,6 +36,8 @@ export interface ClusterRow {
   readonly machineCpuSeconds: number;
   readonly loadavg: number[];
   readonly perNode: NodeRow[];
+  /** With --fault: what was done to node n1's link, and the temporary files left on the mount after the run. */
+  readonly fault?: { readonly kind: string; readonly atSeconds: number; readonly forSeconds: number; readonly tempFilesLeft: number };
 }
 
 const mean = (xs: number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -98,6 +100,22 @@ export function clusterTables(rows: readonly ClusterRow[], where: string): strin
       `| ${r.nodes} | ${r.attempt} | ${pp.cpuMs} | ${pp.discoveryCpuMs} | ${round(mean(r.perNode.map((n) => n.recordsRead)), 0)} | ` +
         `${round(mean(r.perNode.map((n) => n.handoffsRead)), 0)} | ${round(mean(r.perNode.map((n) => n.heartbeats.meanMs)), 1)}, ${Math.max(...r.perNode.map((n) => n.heartbeats.maxMs))} | ${pp.requests} | ${pp.readKb} | ${pp.downKb} | ${pp.upKb} | ${types || '-'} |`,
     );
+  }
+  const faulted = rows.filter((r) => r.fault !== undefined);
+  if (faulted.length > 0) {
+    out.push(
+      '',
+      "Faults of node n1's link (the relay): exit codes, duplicates and coverage as above, and the temporary files left on the mount.",
+      '',
+      '| N | run | fault | at s | for s | exit codes | coverage | dup. fetches | temporary files left |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const r of faulted) {
+      const f = r.fault!;
+      out.push(
+        `| ${r.nodes} | ${r.attempt} | ${f.kind} | ${f.atSeconds} | ${f.forSeconds} | ${r.perNode.map((n) => n.exitCode).join(', ')} | ${r.coverage} | ${r.duplicateFetches} | ${f.tempFilesLeft} |`,
+      );
+    }
   }
   return `${out.join('\n')}\n`;
 }

@@ -13,13 +13,14 @@
  * Exits 3 (and says what is missing) when sshd, sshfs, FUSE or python3 are not there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startGeneratedSite } from '../src/site/generated-site.js';
 import { pagePath } from '../src/site/generated-site.js';
 import type { LoopbackSite } from '../src/site/site-server.js';
+import { tempOwner } from '../src/store/layout.js';
 import { ClusterMounts, clusterMissing, type MountCounts } from './cluster-mounts.js';
 import { clusterTables, type ClusterRow, type NodeRow } from './cluster-report.js';
 import { machineBusySeconds, round, wholeArg } from './measure.js';
@@ -41,6 +42,9 @@ const { values: o } = parseArgs({
     results: { type: 'string', default: join(REPO, 'bench', 'results') },
     'node-args': { type: 'string', default: '' },
     bin: { type: 'string', default: MOUNTCRAWL_BIN },
+    fault: { type: 'string', default: 'none' },
+    'fault-at': { type: 'string', default: '5' },
+    'fault-for': { type: 'string', default: '20' },
   },
 });
 const log = (line: string): void => void process.stderr.write(`cluster bench: ${line}\n`);
@@ -62,6 +66,17 @@ if (hosts > 5000) {
   process.exit(2);
 }
 const nodeArgs = o['node-args']!.split(' ').filter((a) => a !== '');
+const fault = o.fault!;
+if (fault !== 'none' && fault !== 'cut' && fault !== 'stall') {
+  log(`--fault must be none, cut or stall, not '${fault}'`);
+  process.exit(2);
+}
+if (fault !== 'none' && o.local) {
+  log('--fault needs the relayed sshfs mounts (not --local)');
+  process.exit(2);
+}
+const faultAt = num('fault-at', 0);
+const faultFor = num('fault-for', 1);
 
 const children = new Set<ChildProcess>();
 let mounts: ClusterMounts | undefined;
@@ -128,7 +143,28 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   const seeds = s.hosts.map((h) => `${h.origin}/`);
   const busy0 = machineBusySeconds();
   const started = performance.now();
+  // --fault: node n1's link is cut (or stalled) at --fault-at for --fault-for seconds.
+  const faultTimers: NodeJS.Timeout[] = [];
+  if (fault !== 'none' && mounts !== undefined) {
+    const m = mounts;
+    faultTimers.push(
+      setTimeout(() => {
+        log(`N=${n}: ${fault === 'cut' ? 'cutting' : 'stalling'} n1's link for ${faultFor} s`);
+        void m.fault(fault === 'cut' ? 'cut' : 'hold', 0, faultFor * 1000);
+      }, faultAt * 1000),
+    );
+    if (fault === 'cut') {
+      faultTimers.push(
+        setTimeout(() => {
+          log(`N=${n}: n1's link restored`);
+          void m.fault('restore', 0);
+        }, (faultAt + faultFor) * 1000),
+      );
+    }
+  }
   const results = await Promise.all(dirs.map((d, i) => runNode(`n${i + 1}`, d, seeds)));
+  for (const t of faultTimers) clearTimeout(t);
+  if (fault === 'cut') await mounts?.fault('restore', 0);
   const wallSeconds = (performance.now() - started) / 1000;
   const machineCpu = machineBusySeconds() - busy0;
   const mc: (MountCounts | undefined)[] = mounts !== undefined ? await mounts.counts() : [];
@@ -154,7 +190,10 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
       ...(m === undefined ? {} : { mount: m }),
     };
   });
-  await rm(join(mounts?.export ?? local!, name), { recursive: true, force: true });
+  const runDir = join(mounts?.export ?? local!, name);
+  // Temporary files left on the mount: none may be, after a fault too (docs/protocol.md, "Faults of the mount").
+  const tempFilesLeft = fault === 'none' ? 0 : (await readdir(runDir, { recursive: true })).filter((p) => tempOwner(basename(p)) !== undefined).length;
+  await rm(runDir, { recursive: true, force: true });
   const row: ClusterRow = {
     nodes: n,
     attempt,
@@ -167,6 +206,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
     machineCpuSeconds: round(machineCpu, 1),
     loadavg: loadavg().map((l) => round(l, 2)),
     perNode: nodes,
+    ...(fault === 'none' ? {} : { fault: { kind: fault, atSeconds: faultAt, forSeconds: faultFor, tempFilesLeft } }),
   };
   log(`N=${n}: ${fetched} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${duplicates} duplicate fetches, load ${row.loadavg.join(' ')}`);
   return row;
