@@ -405,9 +405,9 @@ export class CrawlNode {
         await p.membership.beat(this.#heartbeat!.status('waiting'));
         await p.store.probe();
         if (this.#ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify('all'));
-        // What the fault interrupted: pages fetched but not written, temporary files not removed.
+        // Pages fetched but not written when the fault came (temporary files it left go at
+        // the next heartbeat, which removes them once its own record is written).
         await p.requests.commitUnwritten();
-        await removeLeftTemps();
       } catch {
         continue; // still failing
       }

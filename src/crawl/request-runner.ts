@@ -100,8 +100,7 @@ export class RequestRunner {
         d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
       } else {
-        await d.committer.commit(host, outcome);
-        if (sitemap) d.sitemaps!.committed(host, outcome);
+        await this.#commit(host, outcome, sitemap);
       }
       this.#unwritten.shift();
       this.#ended(host);
@@ -179,6 +178,7 @@ export class RequestRunner {
     const d = this.#d;
     let outcome: PageOutcome | undefined;
     let committing = false;
+    const sitemap = d.sitemaps?.isSitemap(host.dir, item.key) === true;
     let kind: 'ok' | 'transient' | 'final' = 'ok';
     try {
       // With URL partitioning another node may have fetched this URL while it was its owner.
@@ -206,7 +206,6 @@ export class RequestRunner {
         pace: () => this.#pace(host),
         middleware: d.middleware,
       };
-      const sitemap = d.sitemaps?.isSitemap(host.dir, item.key) === true;
       outcome = sitemap ? await d.sitemaps!.fetch(target, ctx) : await fetchPage(target, ctx);
       d.stats.requests += outcome.requests;
       if (outcome.requests === 0) {
@@ -227,13 +226,12 @@ export class RequestRunner {
         return;
       }
       committing = true;
-      await d.committer.commit(host, outcome);
-      if (sitemap) d.sitemaps!.committed(host, outcome);
+      await this.#commit(host, outcome, sitemap);
     } catch (err) {
-      if (outcome !== undefined && committing && !d.control.stopping()) {
+      if (committing && !d.control.stopping()) {
         // The mount failed under the commit: the page is kept, claims and all, and written
         // when the mount is back (commitUnwritten), not fetched again.
-        this.#unwritten.push({ host, item, outcome, sitemap: d.sitemaps?.isSitemap(host.dir, item.key) === true });
+        this.#unwritten.push({ host, item, outcome: outcome!, sitemap });
         throw err;
       }
       // Failed before its commit: the URL is not done; it goes back in the queue.
@@ -258,6 +256,12 @@ export class RequestRunner {
     const wait = host.politeness.hopWaitMs(this.#d.clock.monotonic());
     if (wait > 0) await new Promise<void>((resolve) => this.#d.clock.setTimeout(resolve, wait));
     host.politeness.hopStarted(this.#d.clock.monotonic());
+  }
+
+  /** Writes what fetching a URL came to (and, for a sitemap, what it says beyond its links). */
+  async #commit(host: HostState, outcome: PageOutcome, sitemap: boolean): Promise<void> {
+    await this.#d.committer.commit(host, outcome);
+    if (sitemap) this.#d.sitemaps!.committed(host, outcome);
   }
 
   /** Releases the claims of an outcome that will not be committed (stopped, host lost). */

@@ -107,17 +107,8 @@ export async function streamBody(
 ): Promise<void> {
   const streams: Readable[] = [source, ...decodersOf(source, contentEncoding)];
   const last = streams[streams.length - 1]!;
-  for (let i = 0; i < streams.length; i++) {
-    const s = streams[i]!;
-    // pipe() passes on neither errors nor a close without an end: the reader must see both.
-    if (s !== last) {
-      s.on('error', (err: Error) => last.destroy(err));
-      s.on('close', () => {
-        if (!s.readableEnded) last.destroy(new Error('body stream closed before its end'));
-      });
-      s.pipe(streams[i + 1] as Transform);
-    }
-  }
+  // The reader sees a failure of any stream as an error of the one it reads.
+  chain(streams, (err) => last.destroy(err));
   try {
     await consume(last);
   } finally {
@@ -142,6 +133,21 @@ function decodersOf(source: Readable, contentEncoding: string | undefined): Tran
 }
 
 /**
+ * Pipes each stream into the next. `fail` hears an error of any of them, or a close before
+ * its end: pipe() passes on neither.
+ */
+function chain(streams: readonly Readable[], fail: (err: Error) => void): void {
+  for (let i = 0; i < streams.length; i++) {
+    const s = streams[i]!;
+    s.on('error', fail);
+    s.on('close', () => {
+      if (!s.readableEnded) fail(new Error('body stream closed before its end'));
+    });
+    if (i + 1 < streams.length) s.pipe(streams[i + 1] as Transform);
+  }
+}
+
+/**
  * Pipes `source` through `decoders` and gathers what comes out, up to `cap` bytes. Plain
  * stream events rather than stream.pipeline: pipeline allocates an AbortController and a
  * DOMException per call, a measurable cost per page (docs/benchmarks.md).
@@ -160,15 +166,7 @@ function collect(source: Readable, decoders: readonly Transform[], cap: number):
       if (err !== undefined) reject(err);
       else resolve({ body: Buffer.concat(chunks, total), truncated });
     };
-    for (let i = 0; i < streams.length; i++) {
-      const s = streams[i]!;
-      s.on('error', (err: Error) => settle(err, false));
-      // pipe() passes on neither errors nor a close without an end: watch each stream.
-      s.on('close', () => {
-        if (!s.readableEnded) settle(new Error('body stream closed before its end'), false);
-      });
-      if (i + 1 < streams.length) s.pipe(streams[i + 1] as Transform);
-    }
+    chain(streams, (err) => settle(err, false));
     last.on('data', (chunk: Buffer) => {
       if (settled) return;
       const room = cap - total;

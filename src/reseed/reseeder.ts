@@ -237,7 +237,6 @@ export class Reseeder {
       // Several directories at once: a host's records go to one reader thread (its memory
       // of links sent works per host), so one directory at a time would keep one thread busy.
       await mapLimit(toList, LIST_PARALLELISM, (d) => scanDir(d.hostDir));
-      await below(1);
     } catch (error) {
       failure ??= { error };
     } finally {

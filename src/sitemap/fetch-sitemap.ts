@@ -40,10 +40,9 @@ export async function fetchSitemap(start: Target, ctx: FetchPageContext): Promis
   let res: FetchedResponse;
   let request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
   let responded: boolean;
-  /** The sitemap as the parser read it while it streamed in (undefined: the body was held, or there was none). */
+  /** The sitemap as the parser read it while it streamed in (only a 2xx ends the loop; undefined: the body was held). */
   let parsed: SitemapResult | undefined;
   for (;;) {
-    parsed = undefined;
     request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
     const before = ctx.middleware === undefined ? ({ kind: 'fetch', headers: {} } as const) : await ctx.middleware.before(request);
     if (before.kind === 'skip') return fail(before.failure);

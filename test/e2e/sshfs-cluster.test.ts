@@ -19,20 +19,27 @@ const PER_HOST = 2;
  * Two nodes, each on its own sshfs mount of one export (two "machines" with separate FUSE
  * caches, docs/architecture.md, "Tests"), crawl one site together.
  */
-describe('two nodes on two sshfs mounts of one export', { timeout: 180_000 }, () => {
+/** A generated site and a pair of sshfs mounts for the tests of one describe block, stopped after them. */
+function siteAndPair(options: Parameters<typeof startGeneratedSite>[0]): { site: () => LoopbackSite; pair: () => SshfsPair | { skip: string } } {
   let site: LoopbackSite;
   let pair: SshfsPair | { skip: string };
-
   before(async () => {
-    site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 4, crossLinks: 2, latencyMs: 20 });
+    site = await startGeneratedSite(options);
     pair = await startSshfsPair(2);
   });
   after(async () => {
     await site.close();
     if (!('skip' in pair)) await pair.stop();
   });
+  return { site: () => site, pair: () => pair };
+}
+
+describe('two nodes on two sshfs mounts of one export', { timeout: 180_000 }, () => {
+  const rig = siteAndPair({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 4, crossLinks: 2, latencyMs: 20 });
 
   test('cover the site, fetch nothing twice, keep the per-host limit, leave nothing behind', async (t) => {
+    const site = rig.site();
+    const pair = rig.pair();
     if ('skip' in pair) return t.skip(`sshfs unavailable: ${pair.skip}`);
     const seeds = site.hosts.map((h) => `${h.origin}/`);
     const started = Date.now();
@@ -88,20 +95,12 @@ function childrenOf(pid: number): number[] {
 describe('two nodes on sshfs: the server dies mid-crawl and comes back', { timeout: 180_000 }, () => {
   const hosts = 6;
   const pages = 60;
-  let site: LoopbackSite;
-  let pair: SshfsPair | { skip: string };
-
-  before(async () => {
-    // 200 ms a response: both nodes are still crawling when the server goes.
-    site = await startGeneratedSite({ hosts, pagesPerHost: pages, linksPerPage: 4, crossLinks: 1, latencyMs: 200 });
-    pair = await startSshfsPair(2);
-  });
-  after(async () => {
-    await site.close();
-    if (!('skip' in pair)) await pair.stop();
-  });
+  // 200 ms a response: both nodes are still crawling when the server goes.
+  const rig = siteAndPair({ hosts, pagesPerHost: pages, linksPerPage: 4, crossLinks: 1, latencyMs: 200 });
 
   test('both nodes wait it out and finish: every page once, no temporary file left', async (t) => {
+    const site = rig.site();
+    const pair = rig.pair();
     if ('skip' in pair) return t.skip(`sshfs unavailable: ${pair.skip}`);
     const dir = dirname(pair.export);
     const seeds = site.hosts.map((h) => `${h.origin}/`);
