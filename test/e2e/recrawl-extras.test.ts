@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import type { LinksRecord } from '../../src/store/records.js';
-import { ChangingSite } from '../support/changing-site.js';
+import { CHANGING_SITE_FLAGS, ChangingSite } from '../support/changing-site.js';
 import { FAST, runCli, tempDir } from '../support/cli.js';
 import { filesOf, readJson } from '../support/data-files.js';
 import { pageRoute, redirectRoute, sendHtml, startRoutedSite, page } from '../support/routed-site.js';
@@ -33,7 +33,7 @@ describe('recrawl: --frontier-cap, status, a 304 after a redirect and from a hoo
     const data = await tempDir();
     const cleanups = [data.cleanup];
     try {
-      const first = await runCli(['crawl', site.url('/p/0'), '--data', data.path, '--recrawl-after', '1d', ...FAST]);
+      const first = await runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, '--recrawl-after', '1d', ...FAST]);
       assert.equal(first.code, 0, first.stderr);
       const s1 = await runCli(['status', '--data', data.path, '--json']);
       assert.equal(s1.code, 0, s1.stderr);
@@ -44,10 +44,10 @@ describe('recrawl: --frontier-cap, status, a 304 after a redirect and from a hoo
       // A directory crawled with 0s: every page is due at the next run.
       const zero = await tempDir();
       cleanups.push(zero.cleanup);
-      const z = await runCli(['crawl', site.url('/p/0'), '--data', zero.path, '--recrawl-after', '0s', ...FAST]);
+      const z = await runCli(['crawl', site.url('/p/0'), '--data', zero.path, ...CHANGING_SITE_FLAGS, '--recrawl-after', '0s', ...FAST]);
       assert.equal(z.code, 0, z.stderr);
       const before = Array.from({ length: PAGES }, (_, i) => site.site.count(site.url(`/p/${i}`)));
-      const again = await runCli(['crawl', site.url('/p/0'), '--data', zero.path, '--recrawl-after', '0s', '--frontier-cap', '3', ...FAST]);
+      const again = await runCli(['crawl', site.url('/p/0'), '--data', zero.path, ...CHANGING_SITE_FLAGS, '--recrawl-after', '0s', '--frontier-cap', '3', ...FAST]);
       assert.equal(again.code, 0, again.stderr);
       for (let i = 0; i < PAGES; i++) assert.equal(site.site.count(site.url(`/p/${i}`)), before[i]! + 1, `/p/${i} not revisited exactly once`);
       const s2 = await runCli(['status', '--data', zero.path]);
@@ -62,13 +62,13 @@ describe('recrawl: --frontier-cap, status, a 304 after a redirect and from a hoo
     const data = await tempDir();
     const hook = join(data.path, '..', `hook-304-${process.pid}.mjs`);
     try {
-      const first = await runCli(['crawl', site.url('/p/0'), '--data', data.path, ...FAST]);
+      const first = await runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST]);
       assert.equal(first.code, 0, first.stderr);
       const target = site.url('/p/3');
       await writeFile(hook, `export function beforeFetch(r) { if (r.url === ${JSON.stringify(target)}) return { action: 'respond', status: 304, body: '' }; }\n`);
       const html = await readFile(join(data.path, filesOf(target).html), 'utf8');
       const asked = site.site.count(target);
-      const again = await runCli(['crawl', site.url('/p/0'), '--data', data.path, '--recrawl-after', '0s', '--hook', hook, ...FAST]);
+      const again = await runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, '--recrawl-after', '0s', '--hook', hook, ...FAST]);
       assert.equal(again.code, 0, again.stderr);
       assert.equal(site.site.count(target), asked, 'the server was asked although the hook answered');
       const rec = await readJson<LinksRecord>(data.path, filesOf(target).links);

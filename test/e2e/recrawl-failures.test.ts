@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { ChangingSite } from '../support/changing-site.js';
+import { CHANGING_SITE_FLAGS, ChangingSite } from '../support/changing-site.js';
 import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, readJson } from '../support/data-files.js';
 import type { ErrsRecord, LinksRecord } from '../../src/store/records.js';
@@ -19,7 +19,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 60_000
 describe('recrawl: failing revisits back off, gone pages are retired (docs/recrawl.md)', { timeout: 180_000 }, () => {
   let site: ChangingSite;
   let data: { path: string; cleanup: () => Promise<void> };
-  const crawl = (): ReturnType<typeof runCli> => runCli(['crawl', site.url('/p/0'), '--data', data.path, ...FAST, '--recrawl-after', '0s']);
+  const crawl = (): ReturnType<typeof runCli> => runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST, '--recrawl-after', '0s']);
   const errs = (i: number): Promise<ErrsRecord> => readJson<ErrsRecord>(data.path, filesOf(site.url(`/p/${i}`)).errs);
   const count = (i: number): number => site.site.count(site.url(`/p/${i}`));
 
@@ -103,7 +103,7 @@ describe('recrawl with --watch: each page is fetched again when due, the node sl
   });
 
   test('every page is visited a second time, no sooner than --recrawl-after after the first; the schedule is kept', async () => {
-    const node = spawnCli(['crawl', site.url('/p/0'), '--data', data.path, ...FAST, '--watch', '--recrawl-after', '3s']);
+    const node = spawnCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST, '--watch', '--recrawl-after', '3s']);
     try {
       const all = (n: number) => (): boolean => Array.from({ length: PAGES }, (_, i) => site.site.count(site.url(`/p/${i}`))).every((c) => c >= n);
       await until(all(2));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { ChangingSite } from '../support/changing-site.js';
+import { CHANGING_SITE_FLAGS, ChangingSite } from '../support/changing-site.js';
 import { FAST, runCli, tempDir } from '../support/cli.js';
 import { filesOf, readJson } from '../support/data-files.js';
 import type { LinksRecord } from '../../src/store/records.js';
@@ -13,7 +13,7 @@ describe('recrawl: --recrawl-after with conditional GET (docs/recrawl.md)', () =
   let site: ChangingSite;
   let data: { path: string; cleanup: () => Promise<void> };
   const crawl = (extra: string[] = []): ReturnType<typeof runCli> =>
-    runCli(['crawl', site.url('/p/0'), '--data', data.path, ...FAST, ...extra]);
+    runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST, ...extra]);
   const record = (path: string): Promise<LinksRecord> => readJson<LinksRecord>(data.path, filesOf(site.url(path)).links);
   let firstBytes = 0;
 

@@ -5,7 +5,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { WARCParser } from 'warcio';
-import { ChangingSite } from '../support/changing-site.js';
+import { CHANGING_SITE_FLAGS, ChangingSite } from '../support/changing-site.js';
 import { BIN, FAST, runCli, tempDir } from '../support/cli.js';
 import { checkWarcDir } from '../support/warc-check.js';
 
@@ -20,7 +20,7 @@ describe('crawl --warc --recrawl-after: a 304 is a revisit record (docs/warc.md)
   before(async () => {
     site = await ChangingSite.start(PAGES);
     data = await tempDir();
-    const crawl = (extra: string[]): ReturnType<typeof runCli> => runCli(['crawl', site.url('/p/0'), '--data', data.path, '--warc', ...FAST, ...extra]);
+    const crawl = (extra: string[]): ReturnType<typeof runCli> => runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, '--warc', ...FAST, ...extra]);
     const first = await crawl([]);
     assert.equal(first.code, 0, first.stderr);
     const second = await crawl(['--recrawl-after', '0s']);
