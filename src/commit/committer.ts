@@ -111,6 +111,7 @@ export class Committer {
       if ((typeof r === 'string' ? r : await r) === 'full') complete = false;
     }
     if (complete) this.#d.reseeder.markRead(host.dir, key);
+    else this.#d.reseeder.unsettle(host.dir);
   }
 
   async #error(host: HostState, c: ErrorCommit): Promise<void> {

@@ -13,7 +13,7 @@ import { WarcCapture } from '../warc/warc-capture.js';
 import type { Hooks } from '../hooks/hooks.js';
 import { Heartbeat } from './heartbeat.js';
 import { assembleNode, type Parts } from './node-parts.js';
-import type { ReseedSink } from '../reseed/reseeder.js';
+import type { ReseedScope, ReseedSink } from '../reseed/reseeder.js';
 import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
 import { writeSitemapSeeds } from '../sitemap/sitemaps.js';
 import { WATCH_POLL_MS, afterEmptyReseed } from './termination.js';
@@ -46,6 +46,8 @@ export interface CrawlNodeDeps {
 const STOP_GRACE_MS = 5_000;
 /** How often a starting node with siblings looks for them in nodes/. */
 const STARTUP_POLL_MS = 50;
+/** Under --watch, how often a reseed stats every directory of the hosts this node owns (#reseedScope). */
+const OWN_SWEEP_MS = 60_000;
 
 /**
  * One crawling node (docs/architecture.md): the control loop of rounds and reseeds; the
@@ -71,6 +73,8 @@ export class CrawlNode {
   #needFullReseed = false;
   /** Monotonic time the last reseed began (--watch reseeds while visits wait). */
   #lastReseed = -Infinity;
+  /** Monotonic time the last reseed looked at every owned directory (#reseedScope). */
+  #lastOwnSweep = -Infinity;
   #wake: (() => void) | undefined;
   #heartbeat: Heartbeat | undefined;
   /** Hosts gained from nodes that left done (docs/protocol.md, "Leaving done"). */
@@ -256,7 +260,7 @@ export class CrawlNode {
           handed += h.queued + h.forwarded;
         }
         const cpu = process.cpuUsage();
-        const r = await p.reseeder.reseed(this.#sink(p), full, p.handoffs !== undefined);
+        const r = await p.reseeder.reseed(this.#sink(p), full, this.#reseedScope(p, allIdleBefore, reseedStart));
         countDiscovery(this.stats, cpu, 'reseed', r.recordsRead);
         queued = r.queued + handed;
         if (r.queued > 0) this.#log.info('reseed', { round: this.stats.round + 1, ...r, full });
@@ -340,6 +344,23 @@ export class CrawlNode {
 
   #wakeLoop(): void {
     this.#wake?.();
+  }
+
+  /**
+   * Which directories a reseed looks at (ReseedScope, docs/protocol.md "Rounds, reseeds and
+   * the end of the crawl"). With hand-offs, one that may end the crawl (every live node was
+   * seen idle before it began) stats every directory of the hosts this node owns, so the
+   * end is decided on everything on the mount; the others (peers still busy) look only at
+   * the directories this node has a reason to look at, so an idle node does not stat
+   * thousands of directories a second. Under --watch nothing ends the crawl: every
+   * OWN_SWEEP_MS a reseed looks at them all.
+   */
+  #reseedScope(p: Parts, allIdleBefore: number | undefined, now: number): ReseedScope {
+    if (p.handoffs === undefined) return 'all';
+    const sweep = this.#config.watch ? now - this.#lastOwnSweep >= OWN_SWEEP_MS : allIdleBefore !== undefined;
+    if (!sweep) return 'own-unsettled';
+    this.#lastOwnSweep = now;
+    return 'own';
   }
 
   /** The node as the reseeder sees it. */

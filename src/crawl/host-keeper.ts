@@ -35,6 +35,8 @@ export interface HostKeeperDeps {
   readonly recrawler?: Recrawler | undefined;
   /** Sitemaps (docs/sitemaps.md): found when robots.txt is known, before the queue starts. */
   readonly sitemaps?: Sitemaps | undefined;
+  /** A host let go may be written by its next owner: the reseeds list its directory again. */
+  readonly reseeder: { unsettle(hostDir: string): void };
 }
 
 /**
@@ -143,6 +145,7 @@ export class HostKeeper {
     const { leases, log, stats } = this.#d;
     const frontier = this.#d.frontier;
     frontier.dropHost(host);
+    this.#d.reseeder.unsettle(host.dir);
     if (why === 'lost') {
       host.loseLease();
       log.warn('lost the lease of a host', { host: host.dir });

@@ -129,6 +129,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     frontier,
     onStoreError: (err) => control.onStoreError(err),
     wake: () => control.wake(),
+    reseeder,
   });
   const hooks = env.hooks ?? [];
   const hookEnv: HookCallEnv = { clock, stats, log, timeoutMs: config.hookTimeoutMs };

@@ -37,6 +37,16 @@ export interface ReseedSink {
 
 export type OfferResult = 'queued' | 'known' | 'full';
 
+/**
+ * Which links/<host> directories a reseed that is not full looks at (docs/protocol.md,
+ * "Rounds, reseeds and the end of the crawl"): `all` (without hand-offs: a link reaches its
+ * owner only through the records), `own` (with hand-offs: the hosts this node wants, each
+ * directory with one stat), `own-unsettled` (with hand-offs, while the crawl cannot end with
+ * this reseed: only the directories this node has a reason to look at, with no stat of the
+ * others; under host leases only a host's owner writes into its directory).
+ */
+export type ReseedScope = 'all' | 'own' | 'own-unsettled';
+
 /** What one reseed did. */
 export interface ReseedStats {
   queued: number;
@@ -96,6 +106,15 @@ export class Reseeder {
     this.#dir(hostDir).read.add(key);
   }
 
+  /**
+   * The directory may hold records not read (this node wrote one whose links did not all
+   * fit in its frontier, or it let the host go and another node may write there): the next
+   * reseed lists it, whatever its scope.
+   */
+  unsettle(hostDir: string): void {
+    this.#dir(hostDir).settledMtimeMs = undefined;
+  }
+
   #dir(hostDir: string): DirState {
     let d = this.#dirs.get(hostDir);
     if (d === undefined) {
@@ -108,11 +127,11 @@ export class Reseeder {
   /**
    * Reads seeds and links records into `sink`. `full` ignores what was read before (after
    * this node gained hosts, whose links it skipped while another node owned them).
-   * `ownOnly` (with hand-offs, docs/protocol.md): unless `full`, only the links records of
-   * hosts this node wants are read (those whose links did not fit in the frontier); links to
-   * its hosts from other hosts' records reach it in hand-off files.
+   * `scope` (ReseedScope): with hand-offs, unless `full`, only the links records of hosts
+   * this node wants are read (those whose links did not fit in the frontier); links to its
+   * hosts from other hosts' records reach it in hand-off files.
    */
-  async reseed(sink: ReseedSink, full: boolean, ownOnly = false): Promise<ReseedStats> {
+  async reseed(sink: ReseedSink, full: boolean, scope: ReseedScope = 'all'): Promise<ReseedStats> {
     const started = this.#clock.monotonic();
     const stats: ReseedStats = { queued: 0, recordsRead: 0, dirsListed: 0, dirsSkipped: 0, seedsRead: 0, durationMs: 0 };
     const serverNow = this.#serverTime()?.mtimeMs;
@@ -133,7 +152,10 @@ export class Reseeder {
     }
 
     const toList: { hostDir: string; mtimeMs: number }[] = [];
-    const scan = ownOnly && !full ? linkHosts.filter(owned) : linkHosts;
+    const scan =
+      full || scope === 'all'
+        ? linkHosts
+        : linkHosts.filter((h) => owned(h) && (scope === 'own' || this.#dirs.get(h)?.settledMtimeMs === undefined));
     await mapLimit(scan, STAT_PARALLELISM, async (hostDir) => {
       let mtimeMs: number;
       try {

@@ -50,8 +50,8 @@ test('with hand-offs, only a full reseed reads other hosts\' records (the fallba
     },
   };
   const reseeder = new Reseeder(layout, { clock: new FakeClock(), serverTime: () => undefined });
-  await reseeder.reseed(sink, false, true);
+  await reseeder.reseed(sink, false, 'own');
   assert.deepEqual(offers, [], 'an ordinary reseed with hand-offs skips other hosts\' records');
-  await reseeder.reseed(sink, true, true);
+  await reseeder.reseed(sink, true, 'own');
   assert.deepEqual(offers, ['http://mine.example/found'], 'the full reseed finds the link');
 });

@@ -61,6 +61,34 @@ describe('Committer', () => {
     assert.equal(r.frontier.hosts.has('elsewhere.example'), false, 'a link of a host out of scope is only on disk');
   });
 
+  test("a page whose links did not all fit in the frontier: its host's directory is listed by the next reseed, even one of settled directories only", async () => {
+    const r = frontierRig({ frontierCap: 1, perHost: 1 });
+    const far = Date.now() + 60_000; // every listing settles
+    const { committer, reseeder } = await committerRig(r, join(root, `d${n++}`), undefined, () => ({ mtimeMs: far }));
+    const { host, t } = started({ ...r, committer } as never, 'http://a.example/');
+    const sink = {
+      wantsHost: (h: string) => h === 'a.example',
+      prepareHosts: async () => undefined,
+      addSeed: () => undefined,
+      offers: [] as string[],
+      offer(url: string) {
+        this.offers.push(url);
+        return 'queued' as const;
+      },
+    };
+    await committer.commit(host, { commits: [{ type: 'page', target: t, response: response(t.url), finalUrl: t.url, redirects: [], body: null, links: [] }], tooLong: 0, requests: 1, claimed: [] });
+    await reseeder.reseed(sink, false, 'own'); // a.example listed and settled
+    const second = target('http://a.example/2');
+    host.claim(second.key);
+    const page: Commit = { type: 'page', target: second, response: response(second.url), finalUrl: second.url, redirects: [], body: null, links: ['http://a.example/next', 'http://a.example/other'] };
+    await committer.commit(host, { commits: [page], tooLong: 0, requests: 1, claimed: [] });
+    assert.equal(r.frontier.queued, 1, 'one link fit');
+    sink.offers.length = 0;
+    const stats = await reseeder.reseed(sink, false, 'own-unsettled');
+    assert.equal(stats.recordsRead, 1, 'the record of the page is read again');
+    assert.deepEqual(sink.offers.sort(), ['http://a.example/next', 'http://a.example/other']);
+  });
+
   test('a transient failure: errs record, a retry at the back-off, the URL stays claimed; the last attempt is final', async () => {
     const r = await rig();
     const { host, t } = started(r, 'http://a.example/flaky');

@@ -37,6 +37,7 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
   const { fetcher, asked } = fakeFetcher(site);
   const robots = new RobotsCache(layout, fetcher, { userAgent: 'test', maxAgeMs: 60_000, nodeId: 'n1', fsync: false }, r.clock);
   const errors: unknown[] = [];
+  const unsettled: string[] = [];
   const keeper = new HostKeeper({
     config: r.cfg,
     clock: r.clock,
@@ -51,8 +52,9 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
     frontier: r.frontier,
     onStoreError: (err) => errors.push(err),
     wake: () => undefined,
+    reseeder: { unsettle: (hostDir) => void unsettled.push(hostDir) },
   });
-  return { ...r, store, leases, keeper, asked, errors };
+  return { ...r, store, leases, keeper, asked, errors, unsettled };
 }
 
 describe('HostKeeper', () => {
@@ -108,5 +110,6 @@ describe('HostKeeper', () => {
     for (let i = 0; i < 2_000 && r.frontier.hosts.has(A); i++) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(r.frontier.hosts.has(A), false);
     assert.deepEqual([...r.leases.held()], []);
+    assert.deepEqual(r.unsettled, [A], 'the reseeds must list the directory of a host let go again');
   });
 });

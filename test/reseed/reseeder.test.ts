@@ -324,6 +324,61 @@ describe('Reseeder: links records', () => {
   });
 });
 
+/** The crawl on disk, after a first reseed of scope 'own' (its offers taken) by a node wanting `wanted`. */
+async function afterOwnReseed(wanted: readonly string[]) {
+  const layout = await freshLayout();
+  await crawlOnDisk(layout);
+  const { reseeder, server } = reseederFor(layout);
+  const sink = new Sink(new Set(wanted));
+  const first = await reseeder.reseed(sink, false, 'own');
+  return { layout, reseeder, server, sink, firstOffers: sink.take(), first };
+}
+
+describe('Reseeder: scope (with hand-offs)', () => {
+  test("'own' lists only the wanted hosts' directories; another host's new record is not read", async () => {
+    const { layout, reseeder, sink, firstOffers } = await afterOwnReseed(['a.example']);
+    assert.deepEqual(firstOffers, ['http://a.example/x1 @1', 'http://a.example/x2 @4'], "only a.example's records");
+    await writeLinks(layout, 'http://c.example/c2', 0, ['http://a.example/x7']);
+    const stats = await reseeder.reseed(sink, false, 'own');
+    assert.deepEqual(sink.take(), [], "c.example's record reaches a.example's owner as a hand-off");
+    assert.equal(stats.dirsSkipped, 1, 'one stat, of a.example');
+  });
+
+  test("'own-unsettled' does not look at a settled directory, not even with a stat; 'own' does", async () => {
+    const { layout, reseeder, sink } = await afterOwnReseed(['a.example', 'b.example']);
+    // Written by some other node (under host leases only a.example's owner writes there).
+    await writeLinks(layout, 'http://a.example/a9', 0, ['http://a.example/x9']);
+    const light = await reseeder.reseed(sink, false, 'own-unsettled');
+    assert.deepEqual(sink.take(), []);
+    assert.deepEqual([light.dirsListed, light.dirsSkipped, light.recordsRead], [0, 0, 0]);
+    const own = await reseeder.reseed(sink, false, 'own');
+    assert.deepEqual(sink.take(), ['http://a.example/x9 @1']);
+    assert.equal(own.recordsRead, 1);
+  });
+
+  test("'own-unsettled' lists a directory this node unsettled (a link that did not fit, a host let go)", async () => {
+    const { layout, reseeder, sink } = await afterOwnReseed(['a.example', 'b.example']);
+    await writeLinks(layout, 'http://a.example/a9', 0, ['http://a.example/x9']);
+    reseeder.unsettle('a.example');
+    const stats = await reseeder.reseed(sink, false, 'own-unsettled');
+    assert.deepEqual(sink.take(), ['http://a.example/x9 @1']);
+    assert.deepEqual([stats.dirsListed, stats.recordsRead], [1, 1]);
+  });
+
+  test("'own-unsettled' lists a wanted directory it never listed, and one whose listing was not settled", async () => {
+    const { layout, reseeder, server, sink } = await afterOwnReseed(['a.example', 'b.example']);
+    sink.wanted.add('e.example');
+    await writeLinks(layout, 'http://e.example/e1', 0, ['http://e.example/f1']);
+    server.time = { mtimeMs: Date.now() - 60_000 }; // e.example's listing cannot settle
+    const first = await reseeder.reseed(sink, false, 'own-unsettled');
+    assert.deepEqual(sink.take(), ['http://e.example/f1 @1']);
+    assert.equal(first.dirsListed, 1);
+    const second = await reseeder.reseed(sink, false, 'own-unsettled');
+    assert.equal(second.dirsListed, 1, 'listed again: not settled');
+    assert.equal(second.recordsRead, 0);
+  });
+});
+
 describe('Reseeder: seeds', () => {
   test('seeds are read once; those of wanted hosts are offered at depth 0; unusable ones are not retried', async () => {
     const layout = await freshLayout();
