@@ -18,7 +18,19 @@ export interface NodeRow {
   readonly heartbeats: { readonly beats: number; readonly meanMs: number; readonly maxMs: number };
   /** What went through its mount (absent on a local directory). */
   readonly mount?: MountCounts;
+  /** Pages it fetched but did not write, their hosts passed to another node (its summary). */
+  readonly leftToNewOwner: number;
+  /** How many times it logged each of NODE_EVENTS (takeovers, lost leases, fencing, mount faults). */
+  readonly events: Readonly<Record<string, number>>;
 }
+
+/** Log messages of a node that the bench counts (what a fault of its link made it do). */
+export const NODE_EVENTS = {
+  tookOver: 'took host over',
+  lostLease: 'lost the lease of a host',
+  fencedBack: 'reached the mount again',
+  mountBack: 'the mount is back: crawling again',
+} as const;
 
 /** One run of N nodes. */
 export interface ClusterRow {
@@ -37,7 +49,15 @@ export interface ClusterRow {
   readonly loadavg: number[];
   readonly perNode: NodeRow[];
   /** With --fault: what was done to node n1's link, and the temporary files left on the mount after the run. */
-  readonly fault?: { readonly kind: string; readonly atSeconds: number; readonly forSeconds: number; readonly tempFilesLeft: number };
+  readonly fault?: {
+    readonly kind: string;
+    readonly atSeconds: number;
+    readonly forSeconds: number;
+    readonly tempFilesLeft: number;
+    /** Hosts whose lease n1 held at the cut, and the requests the site had in flight for them then. */
+    readonly n1Hosts: number;
+    readonly n1InFlightAtFault: number;
+  };
 }
 
 const mean = (xs: number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -105,15 +125,17 @@ export function clusterTables(rows: readonly ClusterRow[], where: string): strin
   if (faulted.length > 0) {
     out.push(
       '',
-      "Faults of node n1's link (the relay): exit codes, duplicates and coverage as above, and the temporary files left on the mount.",
+      "Faults of node n1's link (the relay): exit codes, duplicates and coverage as above; n1's hosts (leases) and the site's requests in flight for them at the fault; what the nodes logged (hosts taken over from another node, leases found lost, a fenced node back on the mount); pages a node fetched and did not write because their host had passed to another node; the temporary files left on the mount.",
       '',
-      '| N | run | fault | at s | for s | exit codes | coverage | dup. fetches | temporary files left |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| N | run | fault | at s | for s | exit codes | coverage | dup. fetches | n1 hosts, in flight at the fault | taken over | leases lost | back from fencing | fetched, left to the new owner | temporary files left |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const r of faulted) {
       const f = r.fault!;
+      const events = (k: keyof typeof NODE_EVENTS): string => r.perNode.map((n) => n.events[k] ?? 0).join(', ');
       out.push(
-        `| ${r.nodes} | ${r.attempt} | ${f.kind} | ${f.atSeconds} | ${f.forSeconds} | ${r.perNode.map((n) => n.exitCode).join(', ')} | ${r.coverage} | ${r.duplicateFetches} | ${f.tempFilesLeft} |`,
+        `| ${r.nodes} | ${r.attempt} | ${f.kind} | ${f.atSeconds} | ${f.forSeconds} | ${r.perNode.map((n) => n.exitCode).join(', ')} | ${r.coverage} | ${r.duplicateFetches} | ` +
+          `${f.n1Hosts}, ${f.n1InFlightAtFault} | ${events('tookOver')} | ${events('lostLease')} | ${events('fencedBack')} | ${r.perNode.map((n) => n.leftToNewOwner).join(', ')} | ${f.tempFilesLeft} |`,
       );
     }
   }

@@ -13,7 +13,7 @@
  * Exits 3 (and says what is missing) when sshd, sshfs, FUSE or python3 are not there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,7 +22,7 @@ import { pagePath } from '../src/site/generated-site.js';
 import type { LoopbackSite } from '../src/site/site-server.js';
 import { tempOwner } from '../src/store/layout.js';
 import { ClusterMounts, clusterMissing, type MountCounts } from './cluster-mounts.js';
-import { clusterTables, type ClusterRow, type NodeRow } from './cluster-report.js';
+import { NODE_EVENTS, clusterTables, type ClusterRow, type NodeRow } from './cluster-report.js';
 import { machineBusySeconds, round, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN, REPO } from './peers.js';
 
@@ -99,14 +99,21 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 /** Runs one node to its end; resolves with its exit code and the summary it printed (--json). */
-function runNode(id: string, data: string, seeds: readonly string[]): Promise<{ code: number; summary: Record<string, unknown> | undefined }> {
+function runNode(
+  id: string,
+  data: string,
+  seeds: readonly string[],
+): Promise<{ code: number; summary: Record<string, unknown> | undefined; events: Record<string, number> }> {
   const args = [o.bin!, 'crawl', ...seeds, '--data', data, '--node-id', id, '--per-host', String(perHost)];
-  args.push('--delay', '0', '--concurrency', String(concurrency), '--max-depth', '1000', '--no-progress', '--json', ...nodeArgs);
+  args.push('--delay', '0', '--concurrency', String(concurrency), '--max-depth', '1000', '--json', ...nodeArgs);
+  // --no-progress would also drop the info lines that NODE_EVENTS counts (a takeover is one): a fault run keeps them.
+  if (fault === 'none') args.push('--no-progress');
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);
   const killer = setTimeout(() => child.kill('SIGKILL'), num('timeout', 1) * 1000);
   let stderr = '';
   let summary: Record<string, unknown> | undefined;
+  const events: Record<string, number> = {};
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
     let nl: number;
@@ -115,6 +122,7 @@ function runNode(id: string, data: string, seeds: readonly string[]): Promise<{ 
       stderr = stderr.slice(nl + 1);
       if (line.includes('"msg":"summary"')) summary = JSON.parse(line) as Record<string, unknown>;
       else if (line.includes('"level":"error"')) log(`${id}: ${line}`);
+      for (const [k, msg] of Object.entries(NODE_EVENTS)) if (line.includes(`"msg":"${msg}"`)) events[k] = (events[k] ?? 0) + 1;
     }
   });
   return new Promise((resolve) =>
@@ -122,9 +130,31 @@ function runNode(id: string, data: string, seeds: readonly string[]): Promise<{ 
       clearTimeout(killer);
       children.delete(child);
       if (code !== 0) log(`node ${id} exited ${code}`);
-      resolve({ code: code ?? 1, summary });
+      resolve({ code: code ?? 1, summary, events });
     }),
   );
+}
+
+/**
+ * At the fault: the hosts whose lease n1 holds (read on the export, the server's side) and
+ * the requests the site has in flight for them, so that duplicates can be set against what
+ * n1 had in flight. Requests in flight when the site answers late still count at the cut.
+ */
+async function n1AtFault(runDir: string, s: LoopbackSite): Promise<{ n1Hosts: number; n1InFlightAtFault: number }> {
+  const inFlight = new Map(s.hosts.map((h) => [h.hostDir, s.inFlight(h.index)]));
+  const leases = (await readdir(join(runDir, 'hosts')).catch(() => [] as string[])).filter((f) => f.endsWith('.lease'));
+  let n1Hosts = 0;
+  let n1InFlightAtFault = 0;
+  for (const f of leases) {
+    const holder = await readFile(join(runDir, 'hosts', f), 'utf8').then(
+      (t) => (JSON.parse(t) as { node?: string }).node,
+      () => undefined,
+    );
+    if (holder !== 'n1') continue;
+    n1Hosts++;
+    n1InFlightAtFault += inFlight.get(f.slice(0, -'.lease'.length)) ?? 0;
+  }
+  return { n1Hosts, n1InFlightAtFault };
 }
 
 async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
@@ -145,12 +175,14 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   const started = performance.now();
   // --fault: node n1's link is cut (or stalled) at --fault-at for --fault-for seconds.
   const faultTimers: NodeJS.Timeout[] = [];
+  let atFault = { n1Hosts: 0, n1InFlightAtFault: 0 };
   if (fault !== 'none' && mounts !== undefined) {
     const m = mounts;
     faultTimers.push(
       setTimeout(() => {
         log(`N=${n}: ${fault === 'cut' ? 'cutting' : 'stalling'} n1's link for ${faultFor} s`);
         void m.fault(fault === 'cut' ? 'cut' : 'hold', 0, faultFor * 1000);
+        void n1AtFault(join(m.export, name), s).then((a) => (atFault = a));
       }, faultAt * 1000),
     );
     if (fault === 'cut') {
@@ -187,6 +219,8 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
       recordsRead: Number(disc.recordsRead ?? 0),
       handoffsRead: Number(disc.handoffsRead ?? 0),
       heartbeats: { beats: 0, meanMs: NaN, maxMs: NaN, ...((sum.heartbeats ?? {}) as Record<string, number>) },
+      leftToNewOwner: Number(sum.leftToNewOwner ?? 0),
+      events: r.events,
       ...(m === undefined ? {} : { mount: m }),
     };
   });
@@ -206,7 +240,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
     machineCpuSeconds: round(machineCpu, 1),
     loadavg: loadavg().map((l) => round(l, 2)),
     perNode: nodes,
-    ...(fault === 'none' ? {} : { fault: { kind: fault, atSeconds: faultAt, forSeconds: faultFor, tempFilesLeft } }),
+    ...(fault === 'none' ? {} : { fault: { kind: fault, atSeconds: faultAt, forSeconds: faultFor, tempFilesLeft, ...atFault } }),
   };
   log(`N=${n}: ${fetched} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${duplicates} duplicate fetches, load ${row.loadavg.join(' ')}`);
   return row;

@@ -99,6 +99,7 @@ export class RequestRunner {
       if (host.phase !== 'ready' || host.leaseLost || d.control.fenced()) {
         d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
+        d.stats.leftToNewOwner++;
       } else {
         await this.#commit(host, outcome, sitemap);
       }
@@ -223,6 +224,7 @@ export class RequestRunner {
       if (aborted || host.leaseLost || d.control.fenced()) {
         d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
+        if (!aborted) d.stats.leftToNewOwner++;
         return;
       }
       committing = true;

@@ -56,6 +56,11 @@ export class CrawlStats {
   readonly discovery = { reseeds: 0, recordsRead: 0, handoffsRead: 0, cpuMicros: 0 };
   /** Heartbeats run, and their wall time (ms): what a node pays per beat whatever it crawls (docs/benchmarks.md, "Broad crawl"). */
   readonly heartbeats = { beats: 0, totalMs: 0, maxMs: 0 };
+  /**
+   * Pages fetched but not written because their host's lease was lost or this node was
+   * fenced (docs/protocol.md, "Who crawls what"): the host's new owner fetches them again.
+   */
+  leftToNewOwner = 0;
   /** Times a --hook call did not answer within --hook-timeout. */
   hookTimeouts = 0;
   round = 0;

@@ -32,6 +32,7 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
       meanMs: stats.heartbeats.beats > 0 ? Math.round((stats.heartbeats.totalMs / stats.heartbeats.beats) * 10) / 10 : 0,
       maxMs: Math.round(stats.heartbeats.maxMs),
     },
+    ...(stats.leftToNewOwner > 0 ? { leftToNewOwner: stats.leftToNewOwner } : {}),
     ...(stats.hookErrors > 0 ? { hookErrors: stats.hookErrors } : {}),
     ...(stats.hookTimeouts > 0 ? { hookTimeouts: stats.hookTimeouts } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
@@ -52,6 +53,9 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
   lines.push(errs.length === 0 ? 'errors: none' : `errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const cut = Object.entries(s.cut as Record<string, number>);
   if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (stats.leftToNewOwner > 0) {
+    lines.push(`${stats.leftToNewOwner} pages fetched but not written: their hosts had passed to another node, which fetches them (docs/protocol.md)`);
+  }
   const held = heldBackLine(stats.heldBackBy);
   if (held !== undefined) lines.push(held);
   if (stats.hookErrors > 0 || stats.hookTimeouts > 0) {

@@ -105,6 +105,11 @@ export class LoopbackSite {
     this.#maxInFlight.fill(0);
   }
 
+  /** Requests host `i` has in flight now. */
+  inFlight(i: number): number {
+    return this.#inFlight[i]!;
+  }
+
   /** Most requests host `i` had in flight at once. */
   maxInFlight(i: number): number {
     return this.#maxInFlight[i]!;
