@@ -234,12 +234,14 @@ export class RequestRunner {
         // The mount failed under the commit: the page is kept, claims and all, and written
         // when the mount is back (commitUnwritten), not fetched again.
         this.#unwritten.push({ host, item, outcome: outcome!, sitemap });
-        throw err;
+      } else {
+        // Failed before its commit: the URL is not done; it goes back in the queue.
+        if (outcome !== undefined) this.#unclaim(host, item, outcome);
+        if (host.phase === 'ready' && !d.control.stopping()) d.frontier.requeue(host, item);
       }
-      // Failed before its commit: the URL is not done; it goes back in the queue.
-      if (outcome !== undefined) this.#unclaim(host, item, outcome);
-      if (host.phase === 'ready' && !d.control.stopping()) d.frontier.requeue(host, item);
-      throw err;
+      // Reported here, before `finally` frees the slot: a failed mount stops fetching before
+      // the next request can start (one started then would be fetched and not written).
+      d.control.onStoreError(err);
     } finally {
       this.#inFlight--;
       d.keeper.requestEnded(host, kind);

@@ -25,8 +25,12 @@ after(async () => {
 const A = 'a.example';
 
 /** The runner with its real parts (committer, store) around a fake fetcher; the rig's pump is the runner's. */
-async function runnerRig(site: Record<string, Answer | Answer[]>, filter?: (url: string) => boolean, onStoreError?: (err: unknown) => void) {
-  const r = frontierRig({ retryBaseMs: 1_000, maxAttempts: 3 }, filter ? { filter } : {});
+async function runnerRig(
+  site: Record<string, Answer | Answer[]>,
+  o: { filter?: (url: string) => boolean; onStoreError?: (err: unknown) => void; mayStart?: () => boolean; perHost?: number } = {},
+) {
+  const { filter, onStoreError, mayStart = () => true } = o;
+  const r = frontierRig({ retryBaseMs: 1_000, maxAttempts: 3, ...(o.perHost === undefined ? {} : { perHost: o.perHost }) }, filter ? { filter } : {});
   const { store, committer } = await committerRig(r, join(root, `d${n++}`));
   const { fetcher, asked } = fakeFetcher(site);
   const keeper = { requestEnded: (host: { politeness: { finished(o: string): void } }, o: string) => host.politeness.finished(o) } as unknown as HostKeeper;
@@ -44,7 +48,7 @@ async function runnerRig(site: Record<string, Answer | Answer[]>, filter?: (url:
     keeper,
     frontier: r.frontier,
     abort: new AbortController(),
-    control: { mayStart: () => true, fenced: () => false, stopping: () => false, onStoreError: onStoreError ?? ((err) => assert.fail(String(err))), wake: () => idle++ },
+    control: { mayStart, fenced: () => false, stopping: () => false, onStoreError: onStoreError ?? ((err) => assert.fail(String(err))), wake: () => idle++ },
     middleware: fetchMiddleware(r.cfg.userAgent, (hostDir, url) => r.frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true, () => r.clock.now()),
   });
   r.usePump(() => runner.pump());
@@ -78,7 +82,7 @@ describe('RequestRunner', () => {
 
   test('a page whose commit the mount refused is kept and written when the mount is back, not fetched again', async () => {
     const faults: unknown[] = [];
-    const r = await runnerRig({ [`http://${A}/`]: [200, {}, '<p>a</p>'] }, undefined, (err) => faults.push(err));
+    const r = await runnerRig({ [`http://${A}/`]: [200, {}, '<p>a</p>'] }, { onStoreError: (err) => faults.push(err) });
     const writePage = r.store.writePage.bind(r.store);
     let refuse = true;
     r.store.writePage = async (...args: Parameters<typeof writePage>) => {
@@ -103,6 +107,26 @@ describe('RequestRunner', () => {
     assert.deepEqual(r.asked, [`http://${A}/`], 'fetched once');
   });
 
+  test('a failed commit reaches the node before the next request may start: nothing more is fetched to be left unwritten', async () => {
+    let fault = false;
+    const r = await runnerRig(
+      { [`http://${A}/`]: [200, {}, '<p>a</p>'], [`http://${A}/b`]: [200, {}, '<p>b</p>'] },
+      // As the node: no request starts while the mount is failing. One request per host: /b may start only once / ended.
+      { onStoreError: () => (fault = true), mayStart: () => !fault, perHost: 1 },
+    );
+    r.store.writePage = async () => {
+      throw Object.assign(new Error('EIO: i/o error, open'), { code: 'EIO' });
+    };
+    r.admission.offer(`http://${A}/`, A, 0);
+    r.admission.offer(`http://${A}/b`, A, 0);
+    r.ready(A);
+    r.runner.pump();
+    await r.runner.drain(Infinity);
+    assert.equal(fault, true);
+    assert.deepEqual(r.asked, [`http://${A}/`], '/b was not started after the failed commit');
+    assert.equal(r.runner.unwritten, 1, 'the page fetched is kept');
+  });
+
   test('a redirect target goes through the admission chain: one the --hook filter rejects is not fetched', async () => {
     const r = await runnerRig(
       {
@@ -111,7 +135,7 @@ describe('RequestRunner', () => {
         [`http://${A}/ok`]: [302, { location: '/fine' }],
         [`http://${A}/fine`]: [200, {}, '<p>yes</p>'],
       },
-      (url) => !url.endsWith('/blocked'),
+      { filter: (url) => !url.endsWith('/blocked') },
     );
     r.admission.offer(`http://${A}/go`, A, 0);
     r.admission.offer(`http://${A}/ok`, A, 0);
