@@ -22,6 +22,8 @@ export interface NodeRow {
   readonly leftToNewOwner: number;
   /** How many times it logged each of NODE_EVENTS (takeovers, lost leases, fencing, mount faults). */
   readonly events: Readonly<Record<string, number>>;
+  /** When it exited, in seconds from the first node's start. */
+  readonly exitSeconds: number;
 }
 
 /** Log messages of a node that the bench counts (what a fault of its link made it do). */
@@ -47,6 +49,9 @@ export interface ClusterRow {
   /** CPU the whole machine used during the run (/proc/stat): everything, other programs too. */
   readonly machineCpuSeconds: number;
   readonly loadavg: number[];
+  /** Seconds from the first node's start to the first request the site saw, and to the start of the last one. */
+  readonly firstRequestSeconds: number;
+  readonly lastRequestSeconds: number;
   readonly perNode: NodeRow[];
   /** With --fault: what was done to node n1's link, and the temporary files left on the mount after the run. */
   readonly fault?: {
@@ -119,6 +124,23 @@ export function clusterTables(rows: readonly ClusterRow[], where: string): strin
     out.push(
       `| ${r.nodes} | ${r.attempt} | ${pp.cpuMs} | ${pp.discoveryCpuMs} | ${round(mean(r.perNode.map((n) => n.recordsRead)), 0)} | ` +
         `${round(mean(r.perNode.map((n) => n.handoffsRead)), 0)} | ${round(mean(r.perNode.map((n) => n.heartbeats.meanMs)), 1)}, ${Math.max(...r.perNode.map((n) => n.heartbeats.maxMs))} | ${pp.requests} | ${pp.readKb} | ${pp.downKb} | ${pp.upKb} | ${types || '-'} |`,
+    );
+  }
+  out.push(
+    '',
+    "Where the wall time goes: the first request the site saw and the start of the last one, in seconds from the first node's start; " +
+      'the pages each node wrote and when it exited; and the partition bound, the speedup the run could reach if every node were as fast as N = 1 ' +
+      "(the cluster's pages over the busiest node's, when the nodes are latency-bound).",
+    '',
+    '| N | run | first request s | last request s | wall s | pages per node | exits, s | partition bound |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  );
+  for (const r of rows) {
+    const pages = r.perNode.map((n) => n.pages);
+    const busiest = Math.max(1, ...pages);
+    out.push(
+      `| ${r.nodes} | ${r.attempt} | ${r.firstRequestSeconds} | ${r.lastRequestSeconds} | ${r.wallSeconds} | ${pages.join(', ')} | ${r.perNode.map((n) => n.exitSeconds).join(', ')} | ` +
+        `${round(pages.reduce((a, b) => a + b, 0) / busiest, 2)}x |`,
     );
   }
   const faulted = rows.filter((r) => r.fault !== undefined);

@@ -103,7 +103,8 @@ function runNode(
   id: string,
   data: string,
   seeds: readonly string[],
-): Promise<{ code: number; summary: Record<string, unknown> | undefined; events: Record<string, number> }> {
+  started: number,
+): Promise<{ code: number; summary: Record<string, unknown> | undefined; events: Record<string, number>; exitSeconds: number }> {
   const args = [o.bin!, 'crawl', ...seeds, '--data', data, '--node-id', id, '--per-host', String(perHost)];
   args.push('--delay', '0', '--concurrency', String(concurrency), '--max-depth', '1000', '--json', ...nodeArgs);
   // --no-progress would also drop the info lines that NODE_EVENTS counts (a takeover is one): a fault run keeps them.
@@ -130,7 +131,7 @@ function runNode(
       clearTimeout(killer);
       children.delete(child);
       if (code !== 0) log(`node ${id} exited ${code}`);
-      resolve({ code: code ?? 1, summary, events });
+      resolve({ code: code ?? 1, summary, events, exitSeconds: round((performance.now() - started) / 1000, 2) });
     }),
   );
 }
@@ -194,7 +195,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
       );
     }
   }
-  const results = await Promise.all(dirs.map((d, i) => runNode(`n${i + 1}`, d, seeds)));
+  const results = await Promise.all(dirs.map((d, i) => runNode(`n${i + 1}`, d, seeds, started)));
   for (const t of faultTimers) clearTimeout(t);
   if (fault === 'cut') await mounts?.fault('restore', 0);
   const wallSeconds = (performance.now() - started) / 1000;
@@ -205,6 +206,9 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   for (const [, c] of s.counts) duplicates += c - 1;
   for (const h of s.hosts) for (let p = 0; p < pagesPerHost; p++) if (s.count(`${h.origin}${pagePath(p)}`) > 0) fetched++;
   const maxInFlight = Math.max(...s.hosts.map((h) => s.maxInFlight(h.index)));
+  let firstRequest = Infinity;
+  let lastRequest = -Infinity;
+  for (const ts of s.times.values()) for (const t of ts) [firstRequest, lastRequest] = [Math.min(firstRequest, t), Math.max(lastRequest, t)];
   const nodes: NodeRow[] = results.map((r, i) => {
     const sum = r.summary ?? {};
     const disc = (sum.discovery ?? {}) as Record<string, number>;
@@ -221,6 +225,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
       heartbeats: { beats: 0, meanMs: NaN, maxMs: NaN, ...((sum.heartbeats ?? {}) as Record<string, number>) },
       leftToNewOwner: Number(sum.leftToNewOwner ?? 0),
       events: r.events,
+      exitSeconds: r.exitSeconds,
       ...(m === undefined ? {} : { mount: m }),
     };
   });
@@ -239,6 +244,8 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
     maxInFlightPerHost: maxInFlight,
     machineCpuSeconds: round(machineCpu, 1),
     loadavg: loadavg().map((l) => round(l, 2)),
+    firstRequestSeconds: round((firstRequest - started) / 1000, 2),
+    lastRequestSeconds: round((lastRequest - started) / 1000, 2),
     perNode: nodes,
     ...(fault === 'none' ? {} : { fault: { kind: fault, atSeconds: faultAt, forSeconds: faultFor, tempFilesLeft, ...atFault } }),
   };

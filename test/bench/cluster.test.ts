@@ -42,6 +42,7 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
     if (run === undefined) return;
     const { rows, stdout, stderr } = run;
     assert.match(stdout, /^\| N \| run \| wall s \| pages\/s \| speedup/m);
+    assert.match(stdout, /^\| N \| run \| first request s \| last request s \| wall s \| pages per node \| exits, s \| partition bound \|$/m);
     assert.deepEqual(
       rows.map((r) => r.nodes),
       [1, 2],
@@ -51,6 +52,10 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
       assert.equal(r.duplicateFetches, 0, `N=${r.nodes}: duplicates`);
       assert.ok(r.maxInFlightPerHost <= 1, `N=${r.nodes}: per-host limit`);
       assert.equal(r.perNode.length, r.nodes);
+      assert.ok(
+        r.firstRequestSeconds > 0 && r.firstRequestSeconds <= r.lastRequestSeconds && r.lastRequestSeconds <= r.wallSeconds,
+        `N=${r.nodes}: request times ${r.firstRequestSeconds}, ${r.lastRequestSeconds} within ${r.wallSeconds} s`,
+      );
       assert.equal(
         r.perNode.reduce((a, n) => a + n.pages, 0),
         4 * 8,
