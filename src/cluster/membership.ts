@@ -268,6 +268,41 @@ export class Membership {
     return since;
   }
 
+  /**
+   * The one live peer not seen idle while this node and every other live peer are: the
+   * crawl ends when that peer goes idle (docs/protocol.md, "The end"). Undefined when this
+   * node is not idle, or when no peer or more than one is busy.
+   */
+  lastBusyPeer(): string | undefined {
+    if (this.#selfIdleSince === undefined) return undefined;
+    let busy: string | undefined;
+    for (const [id, peer] of this.#peers) {
+      if (!peer.alive || peer.idleSeenSince !== undefined) continue;
+      if (busy !== undefined) return undefined;
+      busy = id;
+    }
+    return busy;
+  }
+
+  /**
+   * True when the record of peer `nodeId` says something else than it did at the last
+   * observe about whether it works (idle, in which idle epoch, done, stopping, or removed).
+   * Reads that one record and changes nothing: the next observe() does the bookkeeping.
+   * Throws what the read throws, but for a record that is not there.
+   */
+  async peerStateMoved(nodeId: string): Promise<boolean> {
+    const seen = this.#peers.get(nodeId)?.record;
+    if (seen === undefined) return true;
+    let now: NodeRecord;
+    try {
+      now = await readJsonValidated(this.#layout.node(nodeId), asNodeRecord);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      throw err;
+    }
+    return now.state !== seen.state || now.idleEpoch !== seen.idleEpoch;
+  }
+
   /** Removes this node's record (graceful exit): others stop counting it at their next read. */
   async leave(): Promise<void> {
     await unlink(this.#layout.node(this.#options.nodeId)).catch(() => undefined);

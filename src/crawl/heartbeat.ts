@@ -12,6 +12,20 @@ import type { Parts } from './node-parts.js';
 /** Every how many heartbeats stale temp files in shared directories are swept. */
 const SWEEP_EVERY = 300;
 
+/**
+ * How often an idle node reads the record of the last peer still at work (docs/protocol.md,
+ * "The end"): a quarter of the heartbeat, within these bounds.
+ */
+export const END_WATCH_MIN_MS = 50;
+export const END_WATCH_MAX_MS = 250;
+
+/**
+ * The first heartbeats come a quarter heartbeat apart (docs/protocol.md, "Nodes and
+ * liveness"): nodes started together see each other within a fraction of a heartbeat, so a
+ * node that came up first and took every host hands them on that much sooner.
+ */
+export const STARTUP_BEATS = 4;
+
 /** What the heartbeat tells the node that runs it. */
 export interface HeartbeatEvents {
   /** True once the node is stopping (its record says so). */
@@ -43,6 +57,8 @@ export interface HeartbeatDeps {
 export class Heartbeat {
   readonly #d: HeartbeatDeps;
   #timer: Timer | undefined;
+  /** Reads the last busy peer's record between heartbeats (#watchLastPeer). */
+  #endTimer: Timer | undefined;
   /** The heartbeat in progress: close() waits for it, so it cannot rewrite the record after leave(). */
   #running: Promise<void> | undefined;
   #ticks = 0;
@@ -56,9 +72,14 @@ export class Heartbeat {
     this.#d = deps;
   }
 
-  /** Starts beating every --heartbeat. */
+  /** Starts beating every --heartbeat (the first STARTUP_BEATS sooner). */
   start(): void {
-    this.#schedule(this.#d.config.heartbeatMs);
+    this.#schedule(this.#nextBeatMs());
+  }
+
+  #nextBeatMs(): number {
+    const ms = this.#d.config.heartbeatMs;
+    return this.#ticks < STARTUP_BEATS ? ms / 4 : ms;
   }
 
   /** Runs the next heartbeat now rather than when it is due (unless one is running). */
@@ -72,6 +93,7 @@ export class Heartbeat {
   async close(): Promise<void> {
     this.#closed = true;
     this.#d.clock.clearTimeout(this.#timer);
+    this.#d.clock.clearTimeout(this.#endTimer);
     await this.#running;
     await this.#warcSweeper?.close();
   }
@@ -101,9 +123,38 @@ export class Heartbeat {
     this.#timer = this.#d.clock.setTimeout(() => {
       this.#running = this.#tick().finally(() => {
         this.#running = undefined;
-        if (!this.#closed) this.#schedule(this.#d.config.heartbeatMs);
+        if (this.#closed) return;
+        this.#schedule(this.#nextBeatMs());
+        this.#watchLastPeer();
       });
     }, delayMs);
+  }
+
+  /**
+   * The end of a crawl, sooner (docs/protocol.md, "The end"): while this node is idle and one
+   * live peer is still at work, read that peer's record every quarter heartbeat (one small
+   * read, nothing written) and beat at once when it says idle, done or is gone, instead of
+   * learning it at the next heartbeat. Timing only: the heartbeat decides, as always.
+   */
+  #watchLastPeer(): void {
+    const { clock, config, stats, parts } = this.#d;
+    clock.clearTimeout(this.#endTimer);
+    this.#endTimer = undefined;
+    if (config.watch || stats.state !== 'idle') return;
+    const peer = parts.membership.lastBusyPeer();
+    if (peer === undefined) return;
+    const every = Math.min(END_WATCH_MAX_MS, Math.max(END_WATCH_MIN_MS, config.heartbeatMs / 4));
+    this.#endTimer = clock.setTimeout(() => {
+      this.#endTimer = undefined;
+      void parts.membership.peerStateMoved(peer).then(
+        (moved) => {
+          if (this.#closed || this.#running !== undefined) return;
+          if (moved) this.beatSoon();
+          else this.#watchLastPeer();
+        },
+        () => undefined, // a read that failed: the next heartbeat looks again
+      );
+    }, every);
   }
 
   /** One heartbeat: marker, own record, others' records, ownership, leases, housekeeping. */

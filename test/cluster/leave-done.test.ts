@@ -8,9 +8,9 @@ import { bootId } from '../../src/cluster/local-liveness.js';
 import { Membership } from '../../src/cluster/membership.js';
 import type { NodeRecord } from '../../src/cluster/node-record.js';
 import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
-import { writeFileAtomic } from '../../src/store/atomic-write.js';
 import { Layout } from '../../src/store/layout.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { remoteRecord, writeRecord } from '../support/node-records.js';
 import { exitedPid } from '../support/processes.js';
 
 const SELF = 'node-a';
@@ -34,32 +34,8 @@ async function setup(): Promise<{ layout: Layout; clock: FakeClock; m: Membershi
   return { layout, clock, m: new Membership(layout, { nodeId: SELF, heartbeatMs: 1_000, deadAfterMs: DEAD }, { clock }) };
 }
 
-function record(id: string, counter: number, extra: Partial<NodeRecord> = {}): NodeRecord {
-  return {
-    id,
-    counter,
-    state: 'idle',
-    idleEpoch: 1,
-    hostname: 'elsewhere.example.org',
-    pid: 4242,
-    bootId: '00000000-0000-4000-8000-000000000000/pid:[4026531836]',
-    heartbeatMs: 1_000,
-    startedAt: '2025-01-15T12:00:00.000Z',
-    updatedAt: '2025-01-15T12:00:00.000Z',
-    round: 1,
-    hostsOwned: 0,
-    pages: 0,
-    errors: 0,
-    queued: 0,
-    inFlight: 0,
-    rate: 0,
-    ...extra,
-  };
-}
-
-async function write(layout: Layout, r: NodeRecord): Promise<void> {
-  await writeFileAtomic(layout.node(r.id), JSON.stringify(r), { nodeId: r.id, fsync: false });
-}
+/** A peer's record: idle in epoch 1, round 1, unless `extra` says otherwise. */
+const record = (id: string, counter: number, extra: Partial<NodeRecord> = {}): NodeRecord => remoteRecord(id, counter, { state: 'idle', idleEpoch: 1, round: 1, ...extra });
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
@@ -71,12 +47,12 @@ async function exists(path: string): Promise<boolean> {
 describe('Leaving done (docs/protocol.md, "Leaving done"): what a node sees', () => {
   test('a peer whose last record says done leaves the live set as done, and its inbox is to be read', async () => {
     const { layout, m } = await setup();
-    await write(layout, record(PEER, 1));
-    await write(layout, record(OTHER, 1));
+    await writeRecord(layout, record(PEER, 1));
+    await writeRecord(layout, record(OTHER, 1));
     await m.observe();
     assert.deepEqual(m.liveIds(), [SELF, PEER, OTHER].sort());
     m.takeDepartures();
-    await write(layout, record(PEER, 2, { state: 'done' }));
+    await writeRecord(layout, record(PEER, 2, { state: 'done' }));
     assert.equal(await m.observe(), true);
     assert.deepEqual(m.liveIds(), [SELF, OTHER].sort());
     assert.deepEqual(m.takeDepartures(), { done: [PEER], lost: [] });
@@ -87,8 +63,8 @@ describe('Leaving done (docs/protocol.md, "Leaving done"): what a node sees', ()
 
   test('a peer whose record vanished, or that stopped beating while idle, is lost (a full reseed), not done', async () => {
     const { layout, clock, m } = await setup();
-    await write(layout, record(PEER, 1));
-    await write(layout, record(OTHER, 1));
+    await writeRecord(layout, record(PEER, 1));
+    await writeRecord(layout, record(OTHER, 1));
     await m.observe();
     m.takeDepartures();
     await rm(layout.node(PEER)); // removed by someone: it may have died right after its last idle beat
@@ -103,8 +79,8 @@ describe('Leaving done (docs/protocol.md, "Leaving done"): what a node sees', ()
     const { layout, clock, m } = await setup();
     const pid = await exitedPid();
     const local = { hostname: hostname(), bootId: bootId(), pid };
-    await write(layout, record(PEER, 1, { ...local, state: 'done' }));
-    await write(layout, record(OTHER, 1, { ...local, state: 'idle' }));
+    await writeRecord(layout, record(PEER, 1, { ...local, state: 'done' }));
+    await writeRecord(layout, record(OTHER, 1, { ...local, state: 'idle' }));
     await m.observe();
     assert.equal(await exists(layout.node(PEER)), true, 'the done record stays for the other nodes');
     assert.equal(await exists(layout.node(OTHER)), false, 'a dead idle record goes at once, as before');
@@ -117,18 +93,18 @@ describe('Leaving done (docs/protocol.md, "Leaving done"): what a node sees', ()
 
   test('a node that comes back with the same id is alive again and its inbox is its own', async () => {
     const { layout, m } = await setup();
-    await write(layout, record(PEER, 1, { state: 'done' }));
+    await writeRecord(layout, record(PEER, 1, { state: 'done' }));
     await m.observe();
     assert.deepEqual(m.doneIds(), [PEER]);
-    await write(layout, record(PEER, 2, { state: 'starting' }));
+    await writeRecord(layout, record(PEER, 2, { state: 'starting' }));
     await m.observe();
     assert.deepEqual(m.doneIds(), []);
   });
 
   test('removeDoneRecords removes the done records only', async () => {
     const { layout, m } = await setup();
-    await write(layout, record(PEER, 1, { state: 'done' }));
-    await write(layout, record(OTHER, 1));
+    await writeRecord(layout, record(PEER, 1, { state: 'done' }));
+    await writeRecord(layout, record(OTHER, 1));
     await m.observe();
     await m.removeDoneRecords();
     assert.equal(await exists(layout.node(PEER)), false);

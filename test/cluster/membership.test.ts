@@ -6,9 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { bootId } from '../../src/cluster/local-liveness.js';
 import { Membership } from '../../src/cluster/membership.js';
 import type { NodeRecord } from '../../src/cluster/node-record.js';
-import { writeFileAtomic } from '../../src/store/atomic-write.js';
 import { Layout, tempOwner } from '../../src/store/layout.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { remoteRecord, writeRecord } from '../support/node-records.js';
 import { exitedPid } from '../support/processes.js';
 
 const SELF = 'node-a';
@@ -35,34 +35,6 @@ async function freshLayout(): Promise<Layout> {
 
 function setup(layout: Layout, clock = new FakeClock()): { clock: FakeClock; m: Membership } {
   return { clock, m: new Membership(layout, { nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: DEAD }, { clock }) };
-}
-
-/** A record as a node on another machine writes it (not this hostname, not this boot). */
-function remoteRecord(id: string, count: number, extra: Partial<NodeRecord> = {}): NodeRecord {
-  return {
-    id,
-    counter: count,
-    state: 'crawling',
-    idleEpoch: 0,
-    hostname: 'elsewhere.example.org',
-    pid: 4242,
-    bootId: '00000000-0000-4000-8000-000000000000/pid:[4026531836]',
-    heartbeatMs: HEARTBEAT,
-    startedAt: '2025-01-15T12:00:00.000Z',
-    updatedAt: '2025-01-15T12:00:00.000Z',
-    round: 0,
-    hostsOwned: 0,
-    pages: 0,
-    errors: 0,
-    queued: 0,
-    inFlight: 0,
-    rate: 0,
-    ...extra,
-  };
-}
-
-async function writeRecord(layout: Layout, record: NodeRecord): Promise<void> {
-  await writeFileAtomic(layout.node(record.id), `${JSON.stringify(record)}\n`, { nodeId: record.id, fsync: false });
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -341,6 +313,62 @@ describe('Membership: allIdleSince', () => {
     await m.observe();
     assert.equal(m.isGone(PEER), true);
     assert.equal(m.allIdleSince(), idleAt);
+  });
+});
+
+describe('Membership: the last busy peer (the end, sooner)', () => {
+  test('is the one live peer not idle while this node is idle; none when this node works or two peers do', async () => {
+    const layout = await freshLayout();
+    const { clock, m } = setup(layout);
+    await writeRecord(layout, remoteRecord(PEER, 1, { state: 'crawling' }));
+    await writeRecord(layout, remoteRecord(OTHER, 1, { state: 'crawling' }));
+    await m.observe();
+    assert.equal(m.lastBusyPeer(), undefined, 'this node is not idle');
+    m.setState('idle');
+    assert.equal(m.lastBusyPeer(), undefined, 'two peers at work');
+    clock.advance(1_000);
+    await writeRecord(layout, remoteRecord(OTHER, 2, { state: 'idle', idleEpoch: 1 }));
+    await writeRecord(layout, remoteRecord(PEER, 2, { state: 'crawling' }));
+    await m.observe();
+    assert.equal(m.lastBusyPeer(), PEER);
+    clock.advance(DEAD);
+    await writeRecord(layout, remoteRecord(OTHER, 3, { state: 'idle', idleEpoch: 1 }));
+    await m.observe();
+    assert.equal(m.isGone(PEER), true);
+    assert.equal(m.lastBusyPeer(), undefined, 'a dead peer is not waited for');
+  });
+
+  test('peerStateMoved reads the one record: idle, a new idle epoch, done or removed count; a new counter does not', async () => {
+    const layout = await freshLayout();
+    const { m } = setup(layout);
+    await writeRecord(layout, remoteRecord(PEER, 1, { state: 'crawling' }));
+    await m.observe();
+    await writeRecord(layout, remoteRecord(PEER, 2, { state: 'crawling', pages: 9 }));
+    assert.equal(await m.peerStateMoved(PEER), false, 'still crawling');
+    await writeRecord(layout, remoteRecord(PEER, 3, { state: 'idle', idleEpoch: 1 }));
+    assert.equal(await m.peerStateMoved(PEER), true, 'idle now');
+    await writeRecord(layout, remoteRecord(PEER, 4, { state: 'done', idleEpoch: 1 }));
+    assert.equal(await m.peerStateMoved(PEER), true, 'done');
+    await rm(layout.node(PEER));
+    assert.equal(await m.peerStateMoved(PEER), true, 'removed');
+    assert.equal(await m.peerStateMoved('never-seen'), true, 'unknown');
+    // It only reads: the next observe does the bookkeeping.
+    assert.equal(m.liveIds().includes(PEER), true);
+
+    await writeRecord(layout, remoteRecord(OTHER, 1, { state: 'idle', idleEpoch: 3 }));
+    await m.observe();
+    await writeRecord(layout, remoteRecord(OTHER, 2, { state: 'idle', idleEpoch: 4 }));
+    assert.equal(await m.peerStateMoved(OTHER), true, 'busy and idle again between two reads');
+  });
+
+  test('peerStateMoved throws a read that fails otherwise (the heartbeat looks again)', async () => {
+    const layout = await freshLayout();
+    const { m } = setup(layout);
+    await writeRecord(layout, remoteRecord(PEER, 1, { state: 'crawling' }));
+    await m.observe();
+    await rm(layout.node(PEER));
+    await mkdir(layout.node(PEER));
+    await assert.rejects(m.peerStateMoved(PEER), { code: 'EISDIR' });
   });
 });
 
