@@ -269,19 +269,19 @@ export class Membership {
   }
 
   /**
-   * The one live peer not seen idle while this node and every other live peer are: the
-   * crawl ends when that peer goes idle (docs/protocol.md, "The end"). Undefined when this
-   * node is not idle, or when no peer or more than one is busy.
+   * The live peers not seen idle while this node is idle, when there are 1 to `most` of
+   * them: the crawl ends when they go idle (docs/protocol.md, "The end"). Undefined when this
+   * node is not idle, or when no peer or more than `most` are busy.
    */
-  lastBusyPeer(): string | undefined {
+  lastBusyPeers(most: number): string[] | undefined {
     if (this.#selfIdleSince === undefined) return undefined;
-    let busy: string | undefined;
+    const busy: string[] = [];
     for (const [id, peer] of this.#peers) {
       if (!peer.alive || peer.idleSeenSince !== undefined) continue;
-      if (busy !== undefined) return undefined;
-      busy = id;
+      if (busy.length === most) return undefined;
+      busy.push(id);
     }
-    return busy;
+    return busy.length > 0 ? busy : undefined;
   }
 
   /**

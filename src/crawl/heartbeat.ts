@@ -13,11 +13,13 @@ import type { Parts } from './node-parts.js';
 const SWEEP_EVERY = 300;
 
 /**
- * How often an idle node reads the record of the last peer still at work (docs/protocol.md,
- * "The end"): a quarter of the heartbeat, within these bounds.
+ * How often an idle node reads the records of the last peers still at work (docs/protocol.md,
+ * "The end"): a quarter of the heartbeat, within these bounds, when at most END_WATCH_PEERS
+ * are (with more, the next heartbeat comes before the last of them is done).
  */
 export const END_WATCH_MIN_MS = 50;
 export const END_WATCH_MAX_MS = 250;
+export const END_WATCH_PEERS = 3;
 
 /**
  * The first heartbeats come a quarter heartbeat apart (docs/protocol.md, "Nodes and
@@ -57,7 +59,7 @@ export interface HeartbeatDeps {
 export class Heartbeat {
   readonly #d: HeartbeatDeps;
   #timer: Timer | undefined;
-  /** Reads the last busy peer's record between heartbeats (#watchLastPeer). */
+  /** Reads the last busy peer's record between heartbeats (#watchLastPeers). */
   #endTimer: Timer | undefined;
   /** The heartbeat in progress: close() waits for it, so it cannot rewrite the record after leave(). */
   #running: Promise<void> | undefined;
@@ -125,32 +127,32 @@ export class Heartbeat {
         this.#running = undefined;
         if (this.#closed) return;
         this.#schedule(this.#nextBeatMs());
-        this.#watchLastPeer();
+        this.#watchLastPeers();
       });
     }, delayMs);
   }
 
   /**
-   * The end of a crawl, sooner (docs/protocol.md, "The end"): while this node is idle and one
-   * live peer is still at work, read that peer's record every quarter heartbeat (one small
-   * read, nothing written) and beat at once when it says idle, done or is gone, instead of
-   * learning it at the next heartbeat. Timing only: the heartbeat decides, as always.
+   * The end of a crawl, sooner (docs/protocol.md, "The end"): while this node is idle and a
+   * few live peers are still at work, read their records every quarter heartbeat (small
+   * reads, nothing written or listed) and beat at once when one says idle or done, or is
+   * gone, instead of learning it at the next heartbeat. Timing only: the heartbeat decides.
    */
-  #watchLastPeer(): void {
+  #watchLastPeers(): void {
     const { clock, config, stats, parts } = this.#d;
     clock.clearTimeout(this.#endTimer);
     this.#endTimer = undefined;
     if (config.watch || stats.state !== 'idle') return;
-    const peer = parts.membership.lastBusyPeer();
-    if (peer === undefined) return;
+    const peers = parts.membership.lastBusyPeers(END_WATCH_PEERS);
+    if (peers === undefined) return;
     const every = Math.min(END_WATCH_MAX_MS, Math.max(END_WATCH_MIN_MS, config.heartbeatMs / 4));
     this.#endTimer = clock.setTimeout(() => {
       this.#endTimer = undefined;
-      void parts.membership.peerStateMoved(peer).then(
+      void Promise.all(peers.map((id) => parts.membership.peerStateMoved(id))).then(
         (moved) => {
           if (this.#closed || this.#running !== undefined) return;
-          if (moved) this.beatSoon();
-          else this.#watchLastPeer();
+          if (moved.includes(true)) this.beatSoon();
+          else this.#watchLastPeers();
         },
         () => undefined, // a read that failed: the next heartbeat looks again
       );

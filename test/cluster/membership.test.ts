@@ -317,25 +317,26 @@ describe('Membership: allIdleSince', () => {
 });
 
 describe('Membership: the last busy peer (the end, sooner)', () => {
-  test('is the one live peer not idle while this node is idle; none when this node works or two peers do', async () => {
+  test('are the live peers not idle while this node is idle, up to a number; none when this node works or more peers do', async () => {
     const layout = await freshLayout();
     const { clock, m } = setup(layout);
     await writeRecord(layout, remoteRecord(PEER, 1, { state: 'crawling' }));
     await writeRecord(layout, remoteRecord(OTHER, 1, { state: 'crawling' }));
     await m.observe();
-    assert.equal(m.lastBusyPeer(), undefined, 'this node is not idle');
+    assert.equal(m.lastBusyPeers(2), undefined, 'this node is not idle');
     m.setState('idle');
-    assert.equal(m.lastBusyPeer(), undefined, 'two peers at work');
+    assert.deepEqual(m.lastBusyPeers(2)?.sort(), [PEER, OTHER].sort());
+    assert.equal(m.lastBusyPeers(1), undefined, 'more peers at work than asked for');
     clock.advance(1_000);
     await writeRecord(layout, remoteRecord(OTHER, 2, { state: 'idle', idleEpoch: 1 }));
     await writeRecord(layout, remoteRecord(PEER, 2, { state: 'crawling' }));
     await m.observe();
-    assert.equal(m.lastBusyPeer(), PEER);
+    assert.deepEqual(m.lastBusyPeers(1), [PEER]);
     clock.advance(DEAD);
     await writeRecord(layout, remoteRecord(OTHER, 3, { state: 'idle', idleEpoch: 1 }));
     await m.observe();
     assert.equal(m.isGone(PEER), true);
-    assert.equal(m.lastBusyPeer(), undefined, 'a dead peer is not waited for');
+    assert.equal(m.lastBusyPeers(1), undefined, 'a dead peer is not waited for, and an idle one is not');
   });
 
   test('peerStateMoved reads the one record: idle, a new idle epoch, done or removed count; a new counter does not', async () => {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Membership } from '../../src/cluster/membership.js';
 import type { NodeRecord } from '../../src/cluster/node-record.js';
 import { Ownership } from '../../src/cluster/ownership.js';
-import { END_WATCH_MAX_MS, Heartbeat, STARTUP_BEATS } from '../../src/crawl/heartbeat.js';
+import { END_WATCH_MAX_MS, END_WATCH_PEERS, Heartbeat, STARTUP_BEATS } from '../../src/crawl/heartbeat.js';
 import type { Parts } from '../../src/crawl/node-parts.js';
 import { silentLogger } from '../../src/progress/logger.js';
 import { CrawlStats } from '../../src/progress/stats.js';
@@ -119,7 +119,7 @@ describe('Heartbeat: the end, sooner', () => {
     r.heartbeat.start();
     await r.run(HEARTBEAT + 50);
     assert.equal(r.beats(), STARTUP_BEATS, 'the startup heartbeats');
-    assert.equal(r.membership.lastBusyPeer(), PEER);
+    assert.deepEqual(r.membership.lastBusyPeers(1), [PEER]);
     // The peer keeps working for a while: its record changes, but not whether it works.
     await r.writePeer(peerRecord(2, 'crawling'));
     await r.run(2 * END_WATCH_MAX_MS);
@@ -131,6 +131,21 @@ describe('Heartbeat: the end, sooner', () => {
     assert.equal(r.beats(), STARTUP_BEATS + 1, 'a beat within a quarter heartbeat, not at the next heartbeat');
     assert.equal(r.membership.allIdleSince() !== undefined, true, 'that beat saw every node idle');
     assert.equal(r.wakes(), wakes + 1, 'and woke the node: its next reseed may end the crawl');
+  });
+
+  test('with two peers at work, the first of them to turn idle is seen within a quarter heartbeat too', async (t) => {
+    const r = await rig();
+    t.after(() => r.heartbeat.close());
+    await r.writePeer(peerRecord(1, 'crawling'));
+    await r.writePeer(remoteRecord('node-c', 1, { state: 'crawling' }));
+    r.stats.state = 'idle';
+    r.heartbeat.start();
+    await r.run(HEARTBEAT + 50);
+    assert.equal(r.membership.lastBusyPeers(END_WATCH_PEERS)?.length, 2);
+    await r.writePeer(remoteRecord('node-c', 2, { state: 'idle', idleEpoch: 1 }));
+    await r.run(END_WATCH_MAX_MS + 50);
+    assert.equal(r.beats(), STARTUP_BEATS + 1, 'a beat at once');
+    assert.deepEqual(r.membership.lastBusyPeers(1), [PEER], 'which saw the one still at work');
   });
 
   test('a node at work, or with --watch, does not read between beats', async (t) => {
