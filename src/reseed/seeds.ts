@@ -9,12 +9,17 @@ const SEED_WRITES = 16;
 
 /**
  * Adds seed URLs (already normalized) to seeds/<key>.url, where every node's reseed finds
- * them. Writing one that exists rewrites the same content: harmless and atomic.
+ * them. A seed whose file is there already is not written again: the name is the URL's key,
+ * so the file holds this URL, written whole by whoever wrote it (nodes of a cluster are
+ * usually given the same seeds; a restarted crawl always is).
  */
 export async function writeSeeds(layout: Layout, urls: readonly string[], nodeId: string): Promise<void> {
+  if (urls.length === 0) return;
+  const present = new Set(await readdir(layout.dir('seeds')).catch(() => []));
+  const missing = urls.filter((url) => !present.has(`${urlKey(url)}.url`));
   // Several at once: each write is a dozen round trips on a network mount (200 seeds one by
   // one took about 20 s over a mount with 2 ms each way).
-  await mapLimit(urls, SEED_WRITES, (url) => writeFileAtomic(layout.seed(urlKey(url)), `${url}\n`, { nodeId, fsync: false }));
+  await mapLimit(missing, SEED_WRITES, (url) => writeFileAtomic(layout.seed(urlKey(url)), `${url}\n`, { nodeId, fsync: false }));
 }
 
 /** True when seeds/ holds at least one seed. */

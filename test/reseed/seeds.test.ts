@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -31,11 +31,13 @@ describe('writeSeeds', () => {
     for (const u of urls) assert.equal(await readFile(layout.seed(urlKey(u)), 'utf8'), `${u}\n`);
   });
 
-  test('writing a seed again rewrites the same file', async () => {
+  test('a seed already there is not written again (one file per URL, left as it is)', async () => {
     const layout = await freshLayout();
     await writeSeeds(layout, ['http://example.org/'], 'ws1-100');
-    await writeSeeds(layout, ['http://example.org/', 'http://example.org/'], 'ws2-200');
-    assert.deepEqual(await readdir(layout.dir('seeds')), [`${urlKey('http://example.org/')}.url`]);
+    const before = await stat(layout.seed(urlKey('http://example.org/')));
+    await writeSeeds(layout, ['http://example.org/', 'http://example.org/', 'http://example.org/b'], 'ws2-200');
+    assert.deepEqual((await readdir(layout.dir('seeds'))).sort(), [`${urlKey('http://example.org/')}.url`, `${urlKey('http://example.org/b')}.url`].sort());
+    assert.equal((await stat(layout.seed(urlKey('http://example.org/')))).ino, before.ino, 'not replaced by a rename');
   });
 
   test('a missing seeds/ directory is an error, not created', async () => {
