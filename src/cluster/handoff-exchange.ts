@@ -85,7 +85,7 @@ export class HandoffExchange {
       // host) takes nothing now: the file stays and is read again once the views agree.
       offer: (url: string, hostDir: string, depth: number) =>
         frontier.hosts.get(hostDir)?.phase === 'releasing' ? ('full' as const) : frontier.offer(url, hostDir, depth),
-      forward: (url: string, hostDir: string, depth: number) => this.outbox.add(url, hostDir, depth),
+      forward: (url: string, hostDir: string, depth: number) => this.outbox.forward(url, hostDir, depth),
     };
     const liveSet = live === undefined ? undefined : new Set(live);
     const s = await this.inbox.read(sink, afterLeaving ? liveSet : undefined);

@@ -73,6 +73,16 @@ export class HandoffOutbox {
   /** Queues a link of a host another node owns (a link this node owns by its view is ignored: it is the caller's). */
   add(url: string, hostDir: string, depth: number): void {
     if (this.#recent.has(url)) return;
+    this.forward(url, hostDir, depth);
+  }
+
+  /**
+   * Queues a link that came to this node for a host it does not own, even if this node sent
+   * it out before: two nodes whose views of a host's owner differ for a moment send it back
+   * and forth until their views agree, and a link skipped as "sent recently" on its way back
+   * would be lost.
+   */
+  forward(url: string, hostDir: string, depth: number): void {
     const owner = this.#o.owners.hostOwner(hostDir);
     if (owner === this.#o.nodeId) return;
     if (this.#addTo(owner, url, hostDir, depth) >= (this.#o.maxBatch ?? MAX_BATCH)) void this.flush().catch(() => undefined);

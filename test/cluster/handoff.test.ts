@@ -113,6 +113,28 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(got.offered, [url(B, '/b')], 'the new owner got the link');
   });
 
+  test('views that disagree for a moment: a link sent out and sent back is sent again, not dropped as sent recently', async () => {
+    // w found the link and sent it to "other" (its view); "other" thinks w owns the host and sends it back.
+    const wViews: Record<string, string> = { [A]: 'other' };
+    const w = outbox('w', wViews);
+    w.add(url(A, '/x'), A, 1);
+    await w.flush();
+    const back = outbox('other', { [A]: 'w' });
+    const atOther = recordingSink([]);
+    atOther.sink.forward = (u, h, d) => back.forward(u, h, d);
+    await new HandoffInbox(layout, 'other').read(atOther.sink);
+    await back.flush();
+    // w still thinks "other" owns it: it sends it on again, and once the views agree it lands.
+    const atW = recordingSink([]);
+    atW.sink.forward = (u, h, d) => w.forward(u, h, d);
+    await new HandoffInbox(layout, 'w').read(atW.sink);
+    assert.equal(w.pending, 1, 'sent on again');
+    await w.flush();
+    const got = recordingSink([A]);
+    await new HandoffInbox(layout, 'other').read(got.sink);
+    assert.deepEqual(got.offered, [url(A, '/x')]);
+  });
+
   test('ownership moved: after a node leaves, its unread inbox is drained by the others, then removed', async () => {
     const w = outbox('w', { [A]: 'dead' });
     w.add(url(A, '/a'), A, 1);
