@@ -6,6 +6,8 @@ interface Departure {
   readonly before: readonly Candidate[];
   /** The nodes that left done in it. */
   readonly done: ReadonlySet<string>;
+  /** The lends in force before it, host directory -> borrower (docs/protocol.md, "Lending hosts"). */
+  readonly lent: ReadonlyMap<string, string>;
 }
 
 /**
@@ -16,17 +18,19 @@ interface Departure {
  * link of theirs that arrives later in a hand-off adopts its host as any link does), and the
  * full reseed that follows a lost node is not needed.
  *
- * A host is quiet when its owner among the live nodes before some departure was one of the
- * nodes that left done in it. A full reseed (a node was lost, or this node's first) reads and
+ * A host is quiet when its rendezvous winner among the live nodes before some departure, or
+ * the node it was lent to then, was one of the nodes that left done in it. (A host lent by a
+ * node that left done to one still live moves from that live node with its queue, as any
+ * host moving between live nodes: there is nothing to read for it either.) A full reseed (a node was lost, or this node's first) reads and
  * adopts everything, so it forgets the departures: what it covers needs no shortcut.
  */
 export class DoneLeavers {
   #departures: Departure[] = [];
 
-  /** Nodes left done: `before` is the live set as it was. */
-  left(before: readonly string[], done: readonly string[]): void {
+  /** Nodes left done: `before` is the live set as it was, `lent` the lends in force then. */
+  left(before: readonly string[], done: readonly string[], lent: ReadonlyMap<string, string> = new Map()): void {
     if (done.length === 0) return;
-    this.#departures.push({ before: before.map(candidate), done: new Set(done) });
+    this.#departures.push({ before: before.map(candidate), done: new Set(done), lent });
   }
 
   /** A full reseed is starting: it covers every host. */
@@ -37,8 +41,13 @@ export class DoneLeavers {
   /** True when the host came to this node from a node that left done (since the last full reseed). */
   isQuiet(hostDir: string): boolean {
     for (const d of this.#departures) {
-      const owner = ownerOf(hostDir, d.before);
-      if (owner !== undefined && d.done.has(owner)) return true;
+      // Its rendezvous winner left done: it held nothing, or lent the host to a live node,
+      // which sends on its queue when the host moves (docs/protocol.md, "Lending hosts").
+      const winner = ownerOf(hostDir, d.before);
+      if (winner !== undefined && d.done.has(winner)) return true;
+      // Its borrower left done: it held nothing.
+      const borrower = d.lent.get(hostDir);
+      if (borrower !== undefined && d.done.has(borrower)) return true;
     }
     return false;
   }

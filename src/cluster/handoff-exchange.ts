@@ -65,6 +65,16 @@ export class HandoffExchange {
     for (const item of items) this.outbox.add(item.url, hostDir, item.depth);
   }
 
+  /**
+   * This node lent a host (docs/protocol.md, "Lending hosts"): its queued URLs go to the
+   * borrower in a file that names the host as lent, as of its record `counter`.
+   */
+  lent(borrower: string, hostDir: string, items: readonly { url: string; depth: number }[], counter: number): void {
+    this.outbox.lend(borrower, hostDir, counter);
+    this.outbox.viewChanged(); // a URL of the host sent long ago, when another node had it, goes again
+    for (const item of items) this.outbox.add(item.url, hostDir, item.depth);
+  }
+
   /** The live set changed. */
   viewChanged(): void {
     this.outbox.viewChanged();
@@ -86,6 +96,9 @@ export class HandoffExchange {
       offer: (url: string, hostDir: string, depth: number) =>
         frontier.hosts.get(hostDir)?.phase === 'releasing' ? ('full' as const) : frontier.offer(url, hostDir, depth),
       forward: (url: string, hostDir: string, depth: number) => this.outbox.forward(url, hostDir, depth),
+      lent: (lender: string, counter: number, hostDirs: readonly string[]) => {
+        if (ownership.noteLent(lender, counter, hostDirs).length > 0) this.outbox.viewChanged();
+      },
     };
     const liveSet = live === undefined ? undefined : new Set(live);
     const s = await this.inbox.read(sink, afterLeaving ? liveSet : undefined);

@@ -20,6 +20,11 @@ export interface HandoffFile {
   readonly at: number;
   /** host directory -> [normalized URL, depth][] */
   readonly links: Readonly<Record<string, readonly (readonly [string, number])[]>>;
+  /**
+   * Hosts the writer lends to `to` (docs/protocol.md, "Lending hosts"), as its records say
+   * from record `counter` on (its next record when it lent them).
+   */
+  readonly lent?: { readonly counter: number; readonly hosts: readonly string[] };
 }
 
 /**
@@ -57,5 +62,13 @@ export function asHandoff(value: unknown): HandoffFile {
     }
     links[hostDir] = kept;
   }
-  return { v: HANDOFF_VERSION, from: String(o.from), to: String(o.to), at: Number(o.at), links };
+  const lent = asLent(o.lent);
+  return { v: HANDOFF_VERSION, from: String(o.from), to: String(o.to), at: Number(o.at), links, ...(lent && { lent }) };
+}
+
+function asLent(value: unknown): HandoffFile['lent'] {
+  const l = value as { counter?: unknown; hosts?: unknown } | null | undefined;
+  if (l === null || typeof l !== 'object' || typeof l.counter !== 'number' || !Array.isArray(l.hosts)) return undefined;
+  const hosts = l.hosts.filter((h): h is string => typeof h === 'string' && isSafeHostDir(h));
+  return hosts.length === 0 ? undefined : { counter: l.counter, hosts };
 }

@@ -15,6 +15,8 @@ export interface InboxSink {
   offer(url: string, hostDir: string, depth: number): 'queued' | 'known' | 'full';
   /** A link of a host this node does not own (any more): sent on to its owner. */
   forward(url: string, hostDir: string, depth: number): void;
+  /** `lender` lent these hosts to this node, as its record `counter` says (docs/protocol.md, "Lending hosts"). */
+  lent?(lender: string, counter: number, hostDirs: readonly string[]): void;
 }
 
 /** What one read of the inbox did. */
@@ -111,6 +113,8 @@ export class HandoffInbox {
         file = undefined; // not a hand-off even after rereads: nothing to take from it
       }
       stats.files++;
+      // Lends count before the links are sorted: the lent hosts' URLs are this node's now.
+      if (file?.lent !== undefined && file.to === this.#nodeId && !removeDir) sink.lent?.(file.from, file.lent.counter, file.lent.hosts);
       let complete = true;
       for (const [hostDir, list] of Object.entries(file?.links ?? {})) {
         if (!sink.inScope(hostDir)) continue;

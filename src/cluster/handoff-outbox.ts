@@ -24,6 +24,8 @@ export interface OutboxOptions {
 interface Batch {
   readonly links: Map<string, [string, number][]>;
   readonly urls: Set<string>;
+  /** Hosts lent to the owner, and the writer's record counter that says so. */
+  lent?: { counter: number; hosts: Set<string> };
 }
 
 /** Links in one owner's batch that make it be written at once. */
@@ -88,6 +90,19 @@ export class HandoffOutbox {
     if (this.#addTo(owner, url, hostDir, depth) >= (this.#o.maxBatch ?? MAX_BATCH)) void this.flush().catch(() => undefined);
   }
 
+  /**
+   * This node lent a host to `borrower` (docs/protocol.md, "Lending hosts"); its records
+   * from `counter` on say so. The host's queued URLs follow with `add`; the next file to the
+   * borrower names the host, so that it takes them even before it reads such a record.
+   */
+  lend(borrower: string, hostDir: string, counter: number): void {
+    const b = this.#batch(borrower);
+    b.lent ??= { counter, hosts: new Set() };
+    b.lent.counter = Math.max(b.lent.counter, counter);
+    b.lent.hosts.add(hostDir);
+    this.#oldestAt ??= this.#o.clock.monotonic();
+  }
+
   /** The live set changed: a URL sent to its old owner may have to go to the new one. */
   viewChanged(): void {
     this.#recent.clear();
@@ -137,12 +152,18 @@ export class HandoffOutbox {
   /** Puts a batch that could not be written back, merged with what came meanwhile. */
   #keep(owner: string, batch: Batch): void {
     for (const [hostDir, list] of batch.links) for (const [url, depth] of list) this.#addTo(owner, url, hostDir, depth);
+    if (batch.lent !== undefined) for (const h of batch.lent.hosts) this.lend(owner, h, batch.lent.counter);
+  }
+
+  #batch(owner: string): Batch {
+    let b = this.#batches.get(owner);
+    if (b === undefined) this.#batches.set(owner, (b = { links: new Map(), urls: new Set() }));
+    return b;
   }
 
   /** Adds a link to an owner's batch (once); returns the batch's size. */
   #addTo(owner: string, url: string, hostDir: string, depth: number): number {
-    let b = this.#batches.get(owner);
-    if (b === undefined) this.#batches.set(owner, (b = { links: new Map(), urls: new Set() }));
+    const b = this.#batch(owner);
     if (b.urls.has(url)) return b.urls.size;
     b.urls.add(url);
     let list = b.links.get(hostDir);
@@ -160,6 +181,7 @@ export class HandoffOutbox {
       to: owner,
       at: this.#o.clock.now(),
       links: Object.fromEntries(batch.links),
+      ...(batch.lent && { lent: { counter: batch.lent.counter, hosts: [...batch.lent.hosts] } }),
     };
     const dir = this.#o.layout.inbox(owner);
     const path = join(dir, handoffName(this.#o.nodeId, this.#seq++));

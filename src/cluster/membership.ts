@@ -9,7 +9,7 @@ import { bootId, isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
 
 /** What this node says about itself at each heartbeat. */
-export type SelfStatus = Pick<NodeRecord, 'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'queued' | 'inFlight' | 'rate'>;
+export type SelfStatus = Pick<NodeRecord, 'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'queued' | 'inFlight' | 'rate' | 'spare' | 'wanting' | 'lent'>;
 
 /** Another node as this node sees it. */
 interface Peer {
@@ -116,6 +116,11 @@ export class Membership {
     this.#lastBeatOk = this.#clock.monotonic();
     const s = await stat(path);
     this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
+  }
+
+  /** The counter of the latest record this node wrote. */
+  get counter(): number {
+    return this.#counter;
   }
 
   /** Reads every node record and updates who is alive. Returns true when the live set changed. */

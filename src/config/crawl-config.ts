@@ -79,6 +79,11 @@ export interface CrawlConfig {
    * never uses them.
    */
   readonly handoff?: boolean;
+  /**
+   * Lending hosts (docs/protocol.md, "Lending hosts"): a node whose hosts wait for request
+   * slots lends some to a peer with slots to spare. Default true; needs hand-offs.
+   */
+  readonly lend?: boolean;
   /** How often this node rewrites its heartbeat. */
   readonly heartbeatMs: number;
   /**

@@ -186,7 +186,7 @@ export class CrawlNode {
         needFullReseed: () => {
           this.#needFullReseed = true;
         },
-        leftDone: (before, done) => this.#leftDone.left(before, done),
+        leftDone: (before, done, lent) => this.#leftDone.left(before, done, lent),
         wake: () => this.#wakeLoop(),
         onStoreError: (err) => this.#onStoreError(err),
       },

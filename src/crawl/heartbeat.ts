@@ -7,6 +7,8 @@ import type { CrawlStats } from '../progress/stats.js';
 import { removeLeftTemps } from '../store/atomic-write.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
+import type { HostState } from '../frontier/host-state.js';
+import { chooseLends, demand, MAX_LENDS_PER_BEAT, MAX_LENT, shareOfSpare, spareSlots } from './host-lending.js';
 import type { Parts } from './node-parts.js';
 
 /** Every how many heartbeats stale temp files in shared directories are swept. */
@@ -34,8 +36,8 @@ export interface HeartbeatEvents {
   stopping(): boolean;
   /** The live set changed and hosts may have come this node's way: the next reseed reads everything. */
   needFullReseed(): void;
-  /** Nodes left done (docs/protocol.md, "Leaving done"): `before` is the live set as it was. */
-  leftDone(before: readonly string[], done: readonly string[]): void;
+  /** Nodes left done (docs/protocol.md, "Leaving done"): `before` is the live set as it was, `lentBefore` the lends in force then. */
+  leftDone(before: readonly string[], done: readonly string[], lentBefore: ReadonlyMap<string, string>): void;
   /** Something the control loop acts on changed (nodes, all idle). */
   wake(): void;
   onStoreError(err: unknown): void;
@@ -69,6 +71,8 @@ export class Heartbeat {
   #closed = false;
   /** Closes WARC files left open by nodes that died, on any machine (docs/warc.md). */
   #warcSweeper: DeadWarcSweeper | undefined;
+  /** Peer id -> its record counter when this node last lent it a host (#lendSurplus). */
+  readonly #lentAt = new Map<string, number>();
 
   constructor(deps: HeartbeatDeps) {
     this.#d = deps;
@@ -102,7 +106,9 @@ export class Heartbeat {
 
   /** What this node says about itself in its record. */
   status(state: string): SelfStatus {
-    const { stats, parts } = this.#d;
+    const { stats, parts, config, ownership } = this.#d;
+    const lent = ownership.ownLends();
+    const used = demand(this.#loads(), config.perHost);
     return {
       state: state as SelfStatus['state'],
       round: stats.round,
@@ -112,7 +118,78 @@ export class Heartbeat {
       queued: parts.frontier.queued,
       inFlight: parts.requests.inFlight,
       rate: Math.round(stats.rate() * 10) / 10,
+      spare: spareSlots(config.concurrency, used),
+      wanting: Math.max(0, used - config.concurrency),
+      ...(lent && { lent }),
     };
+  }
+
+  /** The hosts that take or will take request slots: all but those on their way out or blocked by another's lease. */
+  *#loads(): Iterable<{ dir: string; queued: number; inFlight: number }> {
+    for (const h of this.#d.parts.frontier.hosts.values()) {
+      if (h.phase === 'releasing' || h.phase === 'blocked') continue;
+      yield { dir: h.dir, queued: h.queued, inFlight: h.politeness.inFlight };
+    }
+  }
+
+  /**
+   * Lending hosts (docs/protocol.md, "Lending hosts"): when this node's hosts want more
+   * request slots than it has, it lends hosts waiting for one (owned by rendezvous, lease
+   * held, nothing in flight, queue long enough) to live peers whose records say they have
+   * slots to spare, at most once per two of a peer's heartbeats. Each lent host's queue goes
+   * into the outbox at once, in a file to the borrower that names the lend as of the next
+   * record (so that a mount that fails now loses nothing: the outbox keeps what it could not
+   * write), and the host is let go (its lease released) before that record is written.
+   * Returns how many hosts it lent.
+   */
+  async #lendSurplus(): Promise<number> {
+    const { config, ownership, stats, events } = this.#d;
+    const p = this.#d.parts;
+    const handoffs = p.handoffs;
+    if (config.lend === false || ownership.partition !== 'host' || handoffs === undefined) return 0;
+    if (this.#ticks <= STARTUP_BEATS || this.fenced() || events.stopping() || p.guard.fault || p.requests.unwritten > 0) return 0;
+    // A link that did not fit in memory is found again by this node's reseeds of its own records: it stays put.
+    if (stats.cut.frontierFull > 0 || ownership.lentCount >= MAX_LENT) return 0;
+    const surplus = demand(this.#loads(), config.perHost) - config.concurrency;
+    if (surplus <= 0) return 0;
+    const records = p.membership.livePeers();
+    const borrowers = records.filter((r) => {
+      if (r.state !== 'crawling' && r.state !== 'idle' && r.state !== 'waiting') return false;
+      const at = this.#lentAt.get(r.id);
+      return at === undefined || r.counter >= at + 2;
+    });
+    const share = shareOfSpare(
+      config.nodeId,
+      [{ id: config.nodeId, slots: surplus }, ...records.map((r) => ({ id: r.id, slots: r.wanting ?? 0 }))],
+      borrowers.map((r) => ({ id: r.id, slots: r.spare ?? 0 })),
+    );
+    if (share.length === 0) return 0;
+    const hosts: HostState[] = [];
+    for (const h of p.frontier.hosts.values()) {
+      if (h.phase !== 'ready' || h.politeness.inFlight > 0 || h.retries.length > 0 || h.robots === undefined || h.leaseLost) continue;
+      if (ownership.rendezvousOwner(h.dir) === config.nodeId) hosts.push(h);
+    }
+    const chosen = chooseLends({
+      surplus,
+      perHost: config.perHost,
+      hosts,
+      peers: share,
+      most: Math.min(MAX_LENDS_PER_BEAT, MAX_LENT - ownership.lentCount),
+    });
+    const released: Promise<void>[] = [];
+    for (const { host: dir, borrower } of chosen) {
+      const host = p.frontier.hosts.get(dir)!;
+      const items = p.frontier.dropHost(host);
+      ownership.lend(dir, borrower);
+      handoffs.lent(borrower, dir, items, p.membership.counter + 1);
+      released.push(p.keeper.letGo(host, 'moved'));
+      this.#lentAt.set(borrower, p.membership.recordOf(borrower)?.counter ?? 0);
+    }
+    if (chosen.length === 0) return 0;
+    this.#d.log.info('lent hosts', { hosts: chosen.length, to: [...new Set(chosen.map((l) => l.borrower))].join(' ') });
+    stats.hostsLent += chosen.length;
+    await Promise.all(released);
+    return chosen.length;
   }
 
   /** True when this node has not reached the mount for long enough that others may count it dead. */
@@ -168,12 +245,16 @@ export class Heartbeat {
       this.#ticks++;
       const wasFenced = this.fenced();
       await p.guard.checkMarker();
+      const lent = await this.#lendSurplus();
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
+      // The lent hosts' queues go now, after the record that names the lends: borrowers wait for them.
+      if (lent > 0) await p.handoffs?.outbox.flush();
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
       await removeLeftTemps();
       const liveBefore = p.membership.liveIds();
       const changed = await p.membership.observe();
+      const lentBefore = ownership.lendsInForce();
       this.#warcSweeper ??= new DeadWarcSweeper({
         dir: p.layout.warc(),
         selfId: config.nodeId,
@@ -186,6 +267,7 @@ export class Heartbeat {
       stats.nodesAlive = p.membership.liveIds().length;
       stats.queued = p.frontier.queued;
       stats.inFlight = p.requests.inFlight;
+      const lendsChanged = ownership.setPeerLends(p.membership.livePeers());
       if (changed) {
         const before = ownership.liveCount;
         ownership.setLive(p.membership.liveIds());
@@ -200,8 +282,20 @@ export class Heartbeat {
         log.info('nodes changed', { alive: ownership.liveCount });
         // Hosts gained from nodes that left done need no full reseed (docs/protocol.md, "Leaving done").
         if (p.keeper.rebalance(before)) {
-          if (departed.lost.length === 0 && p.handoffs !== undefined && departed.done.length > 0) events.leftDone(liveBefore, departed.done);
+          if (departed.lost.length === 0 && p.handoffs !== undefined && departed.done.length > 0) events.leftDone(liveBefore, departed.done, lentBefore);
           else events.needFullReseed();
+        }
+        events.wake();
+      } else if (lendsChanged && p.handoffs !== undefined) {
+        // A peer lent a host or took a lend back (docs/protocol.md, "Lending hosts"): hosts
+        // this node holds and no longer owns go as on a change of the live set. No reseed:
+        // a lend moves a host between live nodes, and its queue goes with it.
+        p.handoffs.viewChanged();
+        for (const host of [...p.frontier.hosts.values()]) {
+          if (host.phase !== 'releasing' && !ownership.ownsHost(host.dir)) {
+            p.handoffs.moved(host.dir, p.frontier.dropHost(host));
+            void p.keeper.letGo(host, 'moved');
+          }
         }
         events.wake();
       }

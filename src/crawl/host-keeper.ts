@@ -138,10 +138,11 @@ export class HostKeeper {
    * Lets a host go: its queue and retries leave memory (they are on disk). `moved` (another
    * node owns it now): requests in flight finish and are committed, then the lease is
    * released. `lost` (another node holds the lease): nothing more is written for it.
+   * Resolves once the host is gone from this node (after its requests in flight).
    */
-  letGo(host: HostState, why: 'moved' | 'lost'): void {
+  letGo(host: HostState, why: 'moved' | 'lost'): Promise<void> {
     const hadLease = host.phase === 'ready' || host.phase === 'loading';
-    if (!host.letGo()) return;
+    if (!host.letGo()) return Promise.resolve();
     const { leases, log, stats } = this.#d;
     const frontier = this.#d.frontier;
     frontier.dropHost(host);
@@ -158,8 +159,10 @@ export class HostKeeper {
       frontier.hosts.delete(host.dir);
       stats.hostsOwned = frontier.readyCount();
     };
-    if (host.politeness.inFlight === 0) void finish();
-    else host.onIdle = finish;
+    if (host.politeness.inFlight === 0) return finish();
+    return new Promise<void>((resolve) => {
+      host.onIdle = () => finish().finally(resolve);
+    });
   }
 
   /** Lets go of the hosts whose leases were found lost. */

@@ -33,6 +33,7 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
       maxMs: Math.round(stats.heartbeats.maxMs),
     },
     ...(stats.leftToNewOwner > 0 ? { leftToNewOwner: stats.leftToNewOwner } : {}),
+    ...(stats.hostsLent > 0 ? { hostsLent: stats.hostsLent } : {}),
     ...(stats.hookErrors > 0 ? { hookErrors: stats.hookErrors } : {}),
     ...(stats.hookTimeouts > 0 ? { hookTimeouts: stats.hookTimeouts } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),

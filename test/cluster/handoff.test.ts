@@ -113,6 +113,46 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(got.offered, [url(B, '/b')], 'the new owner got the link');
   });
 
+  test('a lend (docs/protocol.md, "Lending hosts"): the file names the lent host, and its reader counts the lend before it sorts the links', async () => {
+    const owners: Record<string, string> = { [A]: 'lender' };
+    const w = outbox('lender', owners);
+    owners[A] = 'borrower'; // the lender's view once it lent A
+    w.lend('borrower', A, 12);
+    w.add(url(A, '/q'), A, 3);
+    assert.equal(await w.flush(), 1);
+    const lends: [string, number, readonly string[]][] = [];
+    const owned: string[] = [];
+    const { sink, offered, forwarded } = recordingSink(owned);
+    sink.lent = (lender, counter, hosts) => {
+      lends.push([lender, counter, hosts]);
+      owned.push(...hosts);
+    };
+    await new HandoffInbox(layout, 'borrower').read(sink);
+    assert.deepEqual(lends, [['lender', 12, [A]]]);
+    assert.deepEqual(offered, [url(A, '/q')], 'queued, not sent back');
+    assert.deepEqual(forwarded, []);
+  });
+
+  test('a lend in an inbox of a node that left is not taken by the node that drains it', async () => {
+    const w = outbox('lender', { [A]: 'gone' });
+    w.lend('gone', A, 3);
+    w.add(url(A, '/q'), A, 1);
+    await w.flush();
+    const lends: string[] = [];
+    const { sink, forwarded } = recordingSink([]);
+    sink.lent = (_l, _c, hosts) => void lends.push(...hosts);
+    await new HandoffInbox(layout, 'reader').readOrphans(new Set(['reader', 'lender']), sink, false);
+    assert.deepEqual(lends, []);
+    assert.deepEqual(forwarded, [url(A, '/q')], 'sent on to the owner by the reader\'s view');
+  });
+
+  test('asHandoff keeps a well-formed lend and drops a malformed one or unsafe host names', () => {
+    const base = { v: HANDOFF_VERSION, from: 'w', to: 'o', at: 0, links: {} };
+    assert.deepEqual(asHandoff({ ...base, lent: { counter: 4, hosts: [A, '../etc', 7] } }).lent, { counter: 4, hosts: [A] });
+    assert.equal(asHandoff({ ...base, lent: { counter: 'x', hosts: [A] } }).lent, undefined);
+    assert.equal(asHandoff({ ...base, lent: { counter: 1, hosts: ['../x'] } }).lent, undefined);
+  });
+
   test('views that disagree for a moment: a link sent out and sent back is sent again, not dropped as sent recently', async () => {
     // w found the link and sent it to "other" (its view); "other" thinks w owns the host and sends it back.
     const wViews: Record<string, string> = { [A]: 'other' };

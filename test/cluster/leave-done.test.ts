@@ -133,4 +133,20 @@ describe('DoneLeavers: hosts gained from a node that left done are quiet', () =>
     d.left([SELF, OTHER], []);
     for (const h of hosts) assert.equal(d.isQuiet(h), ownerOf(h, before3.map(candidate)) !== SELF, h);
   });
+
+  test('a lent host is quiet when its borrower left done, and when its lender did (docs/protocol.md, "Lending hosts")', () => {
+    const all = before3.map(candidate);
+    const ofSelf = hosts.find((h) => ownerOf(h, all) === SELF)!;
+    const ofPeer = hosts.find((h) => ownerOf(h, all) === PEER)!;
+    const d = new DoneLeavers();
+    // SELF lent ofSelf to PEER, PEER lent ofPeer to OTHER; PEER left done.
+    d.left(before3, [PEER], new Map([
+      [ofSelf, PEER],
+      [ofPeer, OTHER],
+    ]));
+    assert.equal(d.isQuiet(ofSelf), true, 'the borrower that left held nothing');
+    assert.equal(d.isQuiet(ofPeer), true, 'its borrower, still live, sends on its queue');
+    const ofOther = hosts.find((h) => ownerOf(h, all) === OTHER)!;
+    assert.equal(d.isQuiet(ofOther), false, 'neither its owner nor a borrower left');
+  });
 });

@@ -128,3 +128,118 @@ describe('Ownership: --partition url', () => {
     for (const k of keys) assert.equal(o.ownsUrl('big.example.org', k), true);
   });
 });
+
+describe('Ownership: lending hosts (docs/protocol.md, "Lending hosts")', () => {
+  /** A host whose rendezvous winner among NODES is `winner`. */
+  function hostOf(winner: string): string {
+    return HOSTS.find((h) => expectedOwner(h, NODES) === winner)!;
+  }
+  function view(id: string): Ownership {
+    const o = new Ownership(id, 'host');
+    o.setLive(NODES);
+    return o;
+  }
+  const [A, B, C] = NODES as [string, string, string];
+
+  test("a lend by the host's rendezvous winner moves the host to the borrower, on every node that read the lender's record", () => {
+    const h = hostOf(A);
+    const lender = view(A);
+    lender.lend(h, B);
+    assert.equal(lender.hostOwner(h), B);
+    assert.equal(lender.ownsHost(h), false);
+    const record = { id: A, counter: 7, lent: lender.ownLends() };
+    assert.deepEqual(record.lent, { [h]: B });
+    for (const id of [B, C]) {
+      const o = view(id);
+      assert.equal(o.hostOwner(h), A, 'before the record is read');
+      assert.equal(o.setPeerLends([record]), true);
+      assert.equal(o.hostOwner(h), B);
+      assert.equal(o.ownsHost(h), id === B);
+      assert.equal(o.setPeerLends([record]), false, 'the same record again changes nothing');
+    }
+  });
+
+  test('a lend by a node that is not the rendezvous winner counts nowhere', () => {
+    const h = hostOf(A);
+    assert.throws(() => view(B).lend(h, C));
+    const o = view(C);
+    o.setPeerLends([{ id: B, counter: 3, lent: { [h]: C } }]);
+    assert.equal(o.hostOwner(h), A);
+    assert.deepEqual(o.noteLent(B, 3, [h]), []);
+    assert.equal(o.hostOwner(h), A);
+  });
+
+  test('a lend ends when the borrower leaves, and when the lender does (the host goes to the new winner)', () => {
+    const h = hostOf(A);
+    const lender = view(A);
+    lender.lend(h, B);
+    const other = view(C);
+    other.setPeerLends([{ id: A, counter: 1, lent: { [h]: B } }]);
+    assert.equal(other.hostOwner(h), B);
+    // The borrower left: the lender has the host again and drops the lend from its record.
+    lender.setLive([A, C]);
+    other.setLive([A, C]);
+    assert.equal(lender.hostOwner(h), A);
+    assert.equal(other.hostOwner(h), A);
+    assert.equal(lender.ownLends(), undefined);
+    // It came back: it gets nothing back.
+    lender.setLive(NODES);
+    assert.equal(lender.hostOwner(h), A);
+    // The lender left: its lends count no more, the host goes to the winner among the rest.
+    const o = view(C);
+    o.setPeerLends([{ id: A, counter: 1, lent: { [h]: B } }]);
+    o.setLive([B, C]);
+    assert.equal(o.hostOwner(h), expectedOwner(h, [B, C]));
+  });
+
+  test("a hand-off's lend counts at once, until the lender's record of that counter or later is read", () => {
+    const h = hostOf(A);
+    const borrower = view(B);
+    assert.deepEqual(borrower.noteLent(A, 5, [h]), [h]);
+    assert.equal(borrower.ownsHost(h), true);
+    // An older record (written before the lend) does not take it back...
+    borrower.setPeerLends([{ id: A, counter: 4 }]);
+    assert.equal(borrower.ownsHost(h), true);
+    // ...the record that names it keeps it...
+    borrower.setPeerLends([{ id: A, counter: 5, lent: { [h]: B } }]);
+    assert.equal(borrower.ownsHost(h), true);
+    // ...and a later record without it ends it.
+    assert.equal(borrower.setPeerLends([{ id: A, counter: 9 }]), true);
+    assert.equal(borrower.ownsHost(h), false);
+    // A hand-off older than the record read is ignored.
+    assert.deepEqual(borrower.noteLent(A, 8, [h]), []);
+  });
+
+  test("a hand-off's lend that no record confirms ends after a few observations (a lender restarted with a new counter)", () => {
+    const h = hostOf(A);
+    const borrower = view(B);
+    borrower.noteLent(A, 50, [h]);
+    let observations = 0;
+    while (borrower.ownsHost(h)) {
+      borrower.setPeerLends([{ id: A, counter: 1 }]);
+      observations++;
+      assert.ok(observations <= 5, 'still lent');
+    }
+    assert.equal(observations, 3);
+  });
+
+  test("a hand-off's lend ends with its lender: a lender that is not live (its record unread) lends nothing", () => {
+    const h = hostOf(A);
+    const borrower = view(B);
+    borrower.noteLent(A, 5, [h]);
+    assert.equal(borrower.setPeerLends([{ id: C, counter: 1 }]), true, 'A was not among the live records');
+    borrower.setLive(NODES); // A back in the live set, with no record of a lend
+    assert.equal(borrower.ownsHost(h), false);
+  });
+
+  test('lendsInForce lists the lends that count, for the leaving-done snapshot', () => {
+    const h = hostOf(A);
+    const g = hostOf(C);
+    const o = view(B);
+    o.setPeerLends([
+      { id: A, counter: 1, lent: { [h]: B } },
+      { id: C, counter: 1, lent: { [g]: 'nobody' } },
+    ]);
+    assert.deepEqual([...o.lendsInForce()], [[h, B]]);
+  });
+});

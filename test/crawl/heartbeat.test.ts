@@ -64,7 +64,7 @@ async function rig(over: { watch?: boolean } = {}) {
     layout,
     membership,
     guard: { checkMarker: async () => undefined },
-    frontier: { queued: 0, readyCount: () => 0 },
+    frontier: { queued: 0, readyCount: () => 0, hosts: new Map() },
     requests: { inFlight: 0, pump: () => undefined },
     keeper: { rebalance: () => false },
   } as unknown as Parts;

@@ -1,0 +1,103 @@
+/**
+ * Lending hosts (docs/protocol.md, "Lending hosts"): which hosts a node whose request slots
+ * are all taken lends, and to which peers with slots to spare. Pure functions of what the
+ * node knows, so that every rule is tested (test/crawl/host-lending.test.ts).
+ */
+
+/** A host's share of a node's request slots. */
+export interface HostLoad {
+  readonly dir: string;
+  /** URLs queued in memory. */
+  readonly queued: number;
+  readonly inFlight: number;
+}
+
+/** A host the node could lend: it owns it by rendezvous, holds its lease, and nothing of it is in flight. */
+export type LendableHost = Pick<HostLoad, 'dir' | 'queued'>;
+
+/** A live peer as its latest record shows it. */
+export interface LendingPeer {
+  readonly id: string;
+  readonly spare: number;
+}
+
+/** A host whose queue is shorter than this is not worth a move (lease, listing, a hand-off: about a second). */
+export const MIN_LEND_QUEUE = 2;
+/** Most hosts a node lends at one heartbeat. */
+export const MAX_LENDS_PER_BEAT = 8;
+/** Most hosts a node has lent at once (they are listed in its heartbeat record). */
+export const MAX_LENT = 256;
+
+/** Request slots the node's hosts can use now: each at most --per-host. */
+export function demand(hosts: Iterable<HostLoad>, perHost: number): number {
+  let slots = 0;
+  for (const h of hosts) slots += Math.min(perHost, h.queued + h.inFlight);
+  return slots;
+}
+
+/** Slots the node could fill and has no work for: what it says in its record. */
+export function spareSlots(concurrency: number, used: number): number {
+  return Math.max(0, concurrency - used);
+}
+
+/** A node as the lending sees it: the slots its hosts want beyond --concurrency, or the slots it has to spare. */
+export interface SlotBalance {
+  readonly id: string;
+  readonly slots: number;
+}
+
+/**
+ * Which peers' spare slots are this node's to fill. Every lender computes the same split from
+ * the same records: lenders in order of what they want (most first, then by id) take the
+ * spare slots of the borrowers in order of what they have (most first, then by id). So
+ * several busy nodes do not all lend to the one node that went idle, each up to all its
+ * spare slots, and leave it with more hosts than it can serve.
+ */
+export function shareOfSpare(self: string, lenders: readonly SlotBalance[], borrowers: readonly SlotBalance[]): LendingPeer[] {
+  const order = (a: SlotBalance, b: SlotBalance): number => b.slots - a.slots || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const left = [...borrowers].filter((b) => b.slots > 0).sort(order).map((b) => ({ id: b.id, spare: b.slots }));
+  for (const lender of [...lenders].filter((l) => l.slots > 0).sort(order)) {
+    let need = lender.slots;
+    const mine: LendingPeer[] = [];
+    for (const b of left) {
+      if (need <= 0) break;
+      const take = Math.min(need, b.spare);
+      if (take <= 0) continue;
+      b.spare -= take;
+      need -= take;
+      mine.push({ id: b.id, spare: take });
+    }
+    if (lender.id === self) return mine;
+  }
+  return [];
+}
+
+/**
+ * The hosts to lend and to whom: while the node's hosts want more slots than it has
+ * (`surplus` > 0), the host with the longest queue goes to the peer with the most spare
+ * slots, each lend taking up to --per-host slots from both. Hosts with short queues stay.
+ */
+export function chooseLends(o: {
+  readonly surplus: number;
+  readonly perHost: number;
+  readonly hosts: readonly LendableHost[];
+  readonly peers: readonly LendingPeer[];
+  readonly most: number;
+}): { host: string; borrower: string }[] {
+  const out: { host: string; borrower: string }[] = [];
+  let surplus = o.surplus;
+  const spare = new Map(o.peers.filter((p) => p.spare > 0).map((p) => [p.id, p.spare]));
+  const hosts = o.hosts.filter((h) => h.queued >= MIN_LEND_QUEUE).sort((a, b) => b.queued - a.queued || (a.dir < b.dir ? -1 : 1));
+  for (const h of hosts) {
+    if (surplus <= 0 || out.length >= o.most || spare.size === 0) break;
+    let best: string | undefined;
+    for (const [id, s] of spare) if (best === undefined || s > spare.get(best)! || (s === spare.get(best) && id < best)) best = id;
+    const slots = Math.min(o.perHost, h.queued);
+    out.push({ host: h.dir, borrower: best! });
+    surplus -= slots;
+    const left = spare.get(best!)! - slots;
+    if (left > 0) spare.set(best!, left);
+    else spare.delete(best!);
+  }
+  return out;
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
+import { generatedSite, pagePath } from '../../src/site/generated-site.js';
+import { LoopbackSite } from '../../src/site/site-server.js';
+import { FAST, spawnCli, tempDir, type CliResult } from '../support/cli.js';
+import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
+
+const HOSTS = 8;
+const PAGES = 40;
+/** Ids tried for the two nodes: the first pair where rendezvous hashing gives the second no host of the site. */
+const BUSY_IDS = Array.from({ length: 200 }, (_, i) => `busy${i}`);
+const IDLE_IDS = Array.from({ length: 2000 }, (_, i) => `idle${i}`);
+
+interface Summary {
+  readonly pages: number;
+  readonly hostsLent?: number;
+}
+
+/** The node's --json summary line (on stderr, with the log). */
+function summaryOf(r: CliResult): Summary {
+  for (const line of r.stderr.split('\n')) {
+    if (!line.includes('"summary"')) continue;
+    const s = JSON.parse(line) as Summary & { msg?: string };
+    if (s.msg === 'summary') return s;
+  }
+  throw new Error(`no summary line:\n${r.stderr}`);
+}
+
+/**
+ * Two nodes, one of which rendezvous hashing gives no host of the site: without lending it
+ * fetches nothing and the other does all the work; with lending (the default) the busy node
+ * lends it hosts waiting for a request slot (docs/protocol.md, "Lending hosts").
+ */
+async function crawlPair(extra: readonly string[]): Promise<{ site: LoopbackSite; busy: Summary; idle: Summary; cleanup: () => Promise<void> }> {
+  let started: LoopbackSite | undefined;
+  const handle = generatedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 5, crossLinks: 1 }, () => started!.hosts);
+  const site = await LoopbackSite.start({ hosts: HOSTS, latencyMs: 30, handle });
+  started = site;
+  const data = await tempDir();
+  try {
+    return { ...(await crawlOn(site, data.path, extra)), site, cleanup: data.cleanup };
+  } catch (err) {
+    await site.close();
+    await data.cleanup();
+    throw err;
+  }
+}
+
+async function crawlOn(site: LoopbackSite, dataDir: string, extra: readonly string[]): Promise<{ busy: Summary; idle: Summary }> {
+  const dirs = site.hosts.map((h) => h.hostDir);
+  // A pair where the second id wins no host: about one idle id in 3,000 for a given busy id
+  // (the product of the busy id's 8 chances), so several busy ids are tried.
+  let busyId = '';
+  let idleId: string | undefined;
+  const idles = IDLE_IDS.map(candidate);
+  for (const b of BUSY_IDS) {
+    busyId = b;
+    const busy = candidate(b);
+    idleId = idles.find((c) => dirs.every((d) => ownerOf(d, [busy, c]) === b))?.id;
+    if (idleId !== undefined) break;
+  }
+  assert.ok(idleId !== undefined, 'no pair of ids where one owns no host');
+  const data = { path: dataDir };
+  const args = (id: string): string[] => [
+    'crawl',
+    ...site.hosts.map((h) => `${h.origin}/`),
+    '--data',
+    data.path,
+    '--per-host',
+    '1',
+    '--concurrency',
+    '2',
+    '--node-id',
+    id,
+    '--json',
+    ...FAST,
+    ...extra,
+  ];
+  const runs = [spawnCli(args(busyId)), spawnCli(args(idleId))];
+  const [busy, idle] = await Promise.all(runs.map((r) => r.done));
+  assert.equal(busy!.code, 0, busy!.stderr);
+  assert.equal(idle!.code, 0, idle!.stderr);
+  // Every page once, never two requests at once on a host, nothing left behind.
+  const files = await listFiles(data.path);
+  const have = new Set(files);
+  for (let h = 0; h < HOSTS; h++) {
+    for (let i = 0; i < PAGES; i++) assert.ok(have.has(filesOf(site.url(h, pagePath(i))).links), `missing ${site.url(h, pagePath(i))}`);
+    assert.ok(site.maxInFlight(h) <= 1, `host ${h} had ${site.maxInFlight(h)} requests in flight`);
+  }
+  assert.deepEqual([...site.counts].filter(([, n]) => n > 1), [], 'fetched twice');
+  assert.deepEqual(await tempFiles(data.path), [], 'temp files left');
+  assert.deepEqual(
+    files.filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/') || /^handoff\/.+\.json$/.test(f)),
+    [],
+    'leases, node records or hand-offs left',
+  );
+  return { busy: summaryOf(busy!), idle: summaryOf(idle!) };
+}
+
+describe('lending hosts', { timeout: 120_000 }, () => {
+  test('a node that owns no host borrows hosts waiting for a slot: every page once, per-host held', async () => {
+    const r = await crawlPair([]);
+    try {
+      assert.ok((r.busy.hostsLent ?? 0) > 0, `the busy node lent nothing: ${JSON.stringify(r.busy)}`);
+      assert.ok(r.idle.pages > 0, 'the node with no host of its own fetched nothing');
+      assert.equal(r.busy.pages + r.idle.pages, HOSTS * PAGES);
+    } finally {
+      await r.site.close();
+      await r.cleanup();
+    }
+  });
+
+  test('--no-lend: the node that owns no host fetches nothing', async () => {
+    const r = await crawlPair(['--no-lend']);
+    try {
+      assert.equal(r.busy.hostsLent, undefined);
+      assert.equal(r.idle.pages, 0);
+      assert.equal(r.busy.pages, HOSTS * PAGES);
+    } finally {
+      await r.site.close();
+      await r.cleanup();
+    }
+  });
+});
