@@ -16,7 +16,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { startGeneratedSite } from '../src/site/generated-site.js';
 import { pagePath } from '../src/site/generated-site.js';
 import type { LoopbackSite } from '../src/site/site-server.js';
@@ -25,8 +24,9 @@ import { ClusterMounts, clusterMissing, type MountCounts } from './cluster-mount
 import { NODE_EVENTS, clusterTables, type ClusterRow, type NodeRow } from './cluster-report.js';
 import { machineBusySeconds, round, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN, REPO } from './peers.js';
+import { benchArgs } from './args.js';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     nodes: { type: 'string', default: '1,2,4,8' },
     hosts: { type: 'string', default: '200' },

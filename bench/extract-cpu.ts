@@ -11,13 +11,13 @@
  * (docs/benchmarks.md).
  */
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { extractLinks } from '../src/extract/link-extractor.js';
 import { serializeRecord, RECORD_VERSION } from '../src/store/records.js';
 import { DEFAULT_NORMALIZE_OPTIONS } from '../src/url/normalize.js';
 import { generatePage, PAGE_SHAPES, type PageShape, type SiteShape } from './pages.js';
+import { benchArgs } from './args.js';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     pages: { type: 'string', default: '400' },
     rounds: { type: 'string', default: '7' },

@@ -17,13 +17,13 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { generatedSite } from '../src/site/generated-site.js';
 import { LoopbackSite } from '../src/site/site-server.js';
 import { round, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN } from './peers.js';
+import { benchArgs } from './args.js';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     hosts: { type: 'string', default: '4' },
     pages: { type: 'string', default: '25' },

@@ -13,12 +13,12 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { startGeneratedSite } from '../src/site/generated-site.js';
 import { round, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN } from './peers.js';
+import { benchArgs } from './args.js';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     hosts: { type: 'string', default: '2000' },
     trace: { type: 'string', default: '20' },

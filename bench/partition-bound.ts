@@ -9,11 +9,11 @@
  *
  *   node dist/bench/partition-bound.js --hosts 40,200 --nodes 2,4,8 --trials 3000
  */
-import { parseArgs } from 'node:util';
 import { candidate, ownerOf } from '../src/cluster/rendezvous.js';
 import { round, wholeArg } from './measure.js';
+import { benchArgs } from './args.js';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     hosts: { type: 'string', default: '40,200' },
     nodes: { type: 'string', default: '2,4,8' },

@@ -13,17 +13,17 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadSchedule, writeSchedule } from '../src/recrawl/schedule-file.js';
 import { HostStore } from '../src/store/host-store.js';
 import { DIRS, Layout } from '../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type LinksRecord } from '../src/store/records.js';
 import { urlKey } from '../src/url/key.js';
 import { mapLimit } from '../src/util/map-limit.js';
+import { benchArgs } from './args.js';
 
 const HOST = 'big.example';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     urls: { type: 'string', default: '100000' },
     data: { type: 'string' },

@@ -19,12 +19,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { LoopbackSite } from '../src/site/site-server.js';
+import { benchArgs } from './args.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mountcrawl.js', import.meta.url));
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     pages: { type: 'string', default: '10000' },
     changed: { type: 'string', default: '0.1' },

@@ -14,7 +14,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { buildErrsRecord, buildLinksRecord } from '../src/commit/build-records.js';
 import type { Target } from '../src/crawl/fetch-page.js';
 import { FetchFailure } from '../src/errors.js';
@@ -25,6 +24,7 @@ import { urlKey } from '../src/url/key.js';
 import { NORMALIZATION_VERSION } from '../src/url/normalize.js';
 import { mapLimit } from '../src/util/map-limit.js';
 import { rng } from './pages.js';
+import { benchArgs } from './args.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mountcrawl.js', import.meta.url));
 
@@ -77,7 +77,7 @@ function timed(args: string[]): { wall: number; cpu: number; rssMiB: number } {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs({
     options: {
       pages: { type: 'string', default: '100000' },
       hosts: { type: 'string', default: '100' },

@@ -18,7 +18,6 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { systemClock } from '../src/config/clock.js';
 import { Reseeder, type ReseedSink, type ReseedStats } from '../src/reseed/reseeder.js';
 import { Layout } from '../src/store/layout.js';
@@ -28,10 +27,11 @@ import { KeySet } from '../src/url/key-set.js';
 import { mapLimit } from '../src/util/map-limit.js';
 import { machineBusySeconds } from './measure.js';
 import { rng } from './pages.js';
+import { benchArgs } from './args.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     records: { type: 'string', default: '1000000' },
     hosts: { type: 'string', default: '100' },

@@ -18,7 +18,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parseProcesses } from '../src/config/processes.js';
 import { formatProfile, summarizeProfiles } from './cpu-profile.js';
 import { measure, round, tail, wholeArg } from './measure.js';
@@ -27,8 +26,9 @@ import { checkTargets, formatPeaks, formatTable, type PeerResult, type ScenarioR
 import { PAGE_SHAPES, type PageShape } from './pages.js';
 import { BenchSite } from './site.js';
 import { TOOLS, ensureTools, type Found, type Tool } from './tools.js';
+import { benchArgs } from './args.js';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     hosts: { type: 'string', default: '20' },
     pages: { type: 'string', default: '500' },

@@ -12,11 +12,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { LoopbackSite } from '../src/site/site-server.js';
+import { benchArgs } from './args.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mountcrawl.js', import.meta.url));
-const { values: o } = parseArgs({ options: { entries: { type: 'string', default: '50000' }, pad: { type: 'string', default: '950' } } });
+const { values: o } = benchArgs({ options: { entries: { type: 'string', default: '50000' }, pad: { type: 'string', default: '950' } } });
 const entries = Number(o.entries);
 const pad = Number(o.pad);
 

@@ -15,13 +15,13 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { startSshfsPair } from '../test/support/sshfs-pair.js';
 import { machineBusySeconds, round, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN, REPO } from './peers.js';
 import { BenchSite } from './site.js';
+import { benchArgs } from './args.js';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     hosts: { type: 'string', default: '20' },
     pages: { type: 'string', default: '250' },

@@ -9,12 +9,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { measure, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN } from './peers.js';
 import { BenchSite } from './site.js';
+import { benchArgs } from './args.js';
 
-const { values: o } = parseArgs({
+const { values: o } = benchArgs({
   options: {
     hosts: { type: 'string', default: '20' },
     pages: { type: 'string', default: '250' },

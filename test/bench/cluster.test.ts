@@ -97,3 +97,18 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
     assert.equal(r.fault.tempFilesLeft, 0);
   });
 });
+
+describe('bench scripts: bad options', () => {
+  test('an unknown option or a missing value: one line on stderr, exit 2, no stack trace', async () => {
+    for (const args of [['--no-such-option'], ['--nodes']]) {
+      const child = spawn(process.execPath, [CLUSTER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      assert.equal(code, 2, stderr);
+      const lines = stderr.trim().split('\n');
+      assert.equal(lines.length, 1, stderr);
+      assert.match(lines[0]!, /^cluster\.js: .*--(no-such-option|nodes)/);
+    }
+  });
+});
