@@ -71,8 +71,8 @@ export class HandoffExchange {
    */
   lent(borrower: string, hostDir: string, items: readonly { url: string; depth: number }[], counter: number): void {
     this.outbox.lend(borrower, hostDir, counter);
-    this.outbox.viewChanged(); // a URL of the host sent long ago, when another node had it, goes again
-    for (const item of items) this.outbox.add(item.url, hostDir, item.depth);
+    // Sent even if this node sent a URL of the host before, when another node had it.
+    for (const item of items) this.outbox.forward(item.url, hostDir, item.depth);
   }
 
   /** The live set changed. */

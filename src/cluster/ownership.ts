@@ -60,8 +60,11 @@ export class Ownership {
     this.#nodes = ids.map(candidate);
     this.#live = new Set(ids);
     this.#hostOwner.clear();
-    // A borrower that left gets nothing back if it returns: this node's lends to it end now.
-    for (const [hostDir, borrower] of this.#lent) if (!this.#live.has(borrower)) this.#lent.delete(hostDir);
+    // This node's lends that count no more end now (the borrower left: it gets nothing back
+    // if it returns; or the host's rendezvous winner is another node now).
+    for (const [hostDir, borrower] of this.#lent) {
+      if (!this.#live.has(borrower) || this.rendezvousOwner(hostDir) !== this.#self) this.#lent.delete(hostDir);
+    }
     return true;
   }
 
@@ -106,18 +109,8 @@ export class Ownership {
     this.#hostOwner.delete(hostDir);
   }
 
-  /**
-   * The lends this node publishes in its record. Lends that no longer count are dropped
-   * first (the borrower left, or the host's rendezvous winner is another node now): the host
-   * is this node's again, or another's, and a borrower that comes back gets nothing back.
-   */
+  /** The lends this node publishes in its record (those that count: setLive ends the others). */
   ownLends(): Record<string, string> | undefined {
-    for (const [hostDir, borrower] of this.#lent) {
-      if (!this.#live.has(borrower) || this.rendezvousOwner(hostDir) !== this.#self) {
-        this.#lent.delete(hostDir);
-        this.#hostOwner.delete(hostDir);
-      }
-    }
     return this.#lent.size === 0 ? undefined : Object.fromEntries(this.#lent);
   }
 

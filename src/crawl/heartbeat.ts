@@ -192,6 +192,21 @@ export class Heartbeat {
     return chosen.length;
   }
 
+  /**
+   * Ownership moved (the live set, or a lend): the queued URLs of hosts this node no longer
+   * owns go to their new owner, who would not read the records they came from
+   * (docs/protocol.md, "Hand-offs"); the keeper lets the hosts go after this.
+   */
+  #sendOnMovedQueues(): void {
+    const { ownership } = this.#d;
+    const p = this.#d.parts;
+    if (p.handoffs === undefined) return;
+    p.handoffs.viewChanged();
+    for (const host of [...p.frontier.hosts.values()]) {
+      if (host.phase !== 'releasing' && !ownership.ownsHost(host.dir)) p.handoffs.moved(host.dir, p.frontier.dropHost(host));
+    }
+  }
+
   /** True when this node has not reached the mount for long enough that others may count it dead. */
   fenced(): boolean {
     const { clock, config, parts } = this.#d;
@@ -271,14 +286,7 @@ export class Heartbeat {
       if (changed) {
         const before = ownership.liveCount;
         ownership.setLive(p.membership.liveIds());
-        if (p.handoffs !== undefined) {
-          // Queued URLs of hosts that moved go to their new owner, who would not read the
-          // records they came from (docs/protocol.md, "Hand-offs").
-          p.handoffs.viewChanged();
-          for (const host of [...p.frontier.hosts.values()]) {
-            if (host.phase !== 'releasing' && !ownership.ownsHost(host.dir)) p.handoffs.moved(host.dir, p.frontier.dropHost(host));
-          }
-        }
+        this.#sendOnMovedQueues();
         log.info('nodes changed', { alive: ownership.liveCount });
         // Hosts gained from nodes that left done need no full reseed (docs/protocol.md, "Leaving done").
         if (p.keeper.rebalance(before)) {
@@ -290,13 +298,8 @@ export class Heartbeat {
         // A peer lent a host or took a lend back (docs/protocol.md, "Lending hosts"): hosts
         // this node holds and no longer owns go as on a change of the live set. No reseed:
         // a lend moves a host between live nodes, and its queue goes with it.
-        p.handoffs.viewChanged();
-        for (const host of [...p.frontier.hosts.values()]) {
-          if (host.phase !== 'releasing' && !ownership.ownsHost(host.dir)) {
-            p.handoffs.moved(host.dir, p.frontier.dropHost(host));
-            void p.keeper.letGo(host, 'moved');
-          }
-        }
+        this.#sendOnMovedQueues();
+        p.keeper.rebalance(ownership.liveCount);
         events.wake();
       }
       // The last peer just went idle: an idle node's next reseed may end the crawl, so now.

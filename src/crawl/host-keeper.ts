@@ -174,7 +174,7 @@ export class HostKeeper {
   }
 
   /**
-   * The live set changed: lets go of hosts that now belong to another node (host
+   * The live set (or a lend) changed: lets go of hosts that now belong to another node (host
    * partitioning) or drops queued URLs that do (URL partitioning). Returns true when hosts
    * may have come this node's way (a node left), whose links it skipped before.
    */
