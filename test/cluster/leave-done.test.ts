@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { describe, test } from 'node:test';
 import { DoneLeavers } from '../../src/cluster/done-leavers.js';
 import { bootId } from '../../src/cluster/local-liveness.js';
 import { Membership } from '../../src/cluster/membership.js';
@@ -11,6 +10,7 @@ import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
 import { Layout } from '../../src/store/layout.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { remoteRecord, writeRecord } from '../support/node-records.js';
+import { freshPaths } from '../support/temp-paths.js';
 import { exitedPid } from '../support/processes.js';
 
 const SELF = 'node-a';
@@ -18,17 +18,10 @@ const PEER = 'node-b';
 const OTHER = 'node-c';
 const DEAD = 15_000;
 
-let root: string;
-let n = 0;
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mountcrawl-leave-done-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const freshPath = freshPaths('mountcrawl-leave-done-');
 
 async function setup(): Promise<{ layout: Layout; clock: FakeClock; m: Membership }> {
-  const layout = new Layout(join(root, `t${n++}`));
+  const layout = new Layout(freshPath());
   await mkdir(layout.dir('nodes'), { recursive: true });
   const clock = new FakeClock();
   return { layout, clock, m: new Membership(layout, { nodeId: SELF, heartbeatMs: 1_000, deadAfterMs: DEAD }, { clock }) };

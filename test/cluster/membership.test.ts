@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { bootId } from '../../src/cluster/local-liveness.js';
 import { Membership } from '../../src/cluster/membership.js';
 import type { NodeRecord } from '../../src/cluster/node-record.js';
 import { Layout, tempOwner } from '../../src/store/layout.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { remoteRecord, writeRecord } from '../support/node-records.js';
+import { freshPaths } from '../support/temp-paths.js';
 import { exitedPid } from '../support/processes.js';
 
 const SELF = 'node-a';
@@ -17,18 +18,11 @@ const OTHER = 'node-c';
 const DEAD = 15_000;
 const HEARTBEAT = 1_000;
 
-let root: string;
-let counter = 0;
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mountcrawl-membership-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const freshPath = freshPaths('mountcrawl-membership-');
 
 /** A fresh data directory with an empty nodes/. */
 async function freshLayout(): Promise<Layout> {
-  const layout = new Layout(join(root, `t${counter++}`));
+  const layout = new Layout(freshPath());
   await mkdir(layout.dir('nodes'), { recursive: true });
   return layout;
 }
@@ -219,7 +213,7 @@ describe('Membership: the same-machine shortcut', () => {
 describe('Membership: ids never seen', () => {
   test('an id with no record counts alive for deadAfterMs from the first time it is asked about', () => {
     const clock = new FakeClock();
-    const m = new Membership(new Layout(join(root, 'unused')), { nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: DEAD }, { clock });
+    const m = new Membership(new Layout(freshPath()), { nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: DEAD }, { clock });
     clock.advance(60_000); // time before the first question does not count
     assert.equal(m.isGone('ghost'), false);
     clock.advance(DEAD - 1);
@@ -236,7 +230,7 @@ describe('Membership: ids never seen', () => {
 
   test('this node itself is never gone', () => {
     const clock = new FakeClock();
-    const m = new Membership(new Layout(join(root, 'unused')), { nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: DEAD }, { clock });
+    const m = new Membership(new Layout(freshPath()), { nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: DEAD }, { clock });
     assert.equal(m.isAlive(SELF), true);
     clock.advance(10 * DEAD);
     assert.equal(m.isGone(SELF), false);
@@ -420,7 +414,7 @@ describe('Membership: beat and leave', () => {
   });
 
   test('beat throws what the file system throws (nodes/ missing)', async () => {
-    const layout = new Layout(join(root, `t${counter++}`));
+    const layout = new Layout(freshPath());
     const { m } = setup(layout);
     await assert.rejects(
       m.beat({ state: 'crawling', round: 0, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 }),

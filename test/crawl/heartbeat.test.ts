@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { mkdir } from 'node:fs/promises';
+import { describe, test } from 'node:test';
 import { Membership } from '../../src/cluster/membership.js';
 import type { NodeRecord } from '../../src/cluster/node-record.js';
 import { Ownership } from '../../src/cluster/ownership.js';
@@ -14,19 +12,13 @@ import { Layout } from '../../src/store/layout.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { frontierConfig } from '../support/frontier-rig.js';
 import { remoteRecord, writeRecord } from '../support/node-records.js';
+import { freshPaths } from '../support/temp-paths.js';
 
 const SELF = 'node-a';
 const PEER = 'node-b';
 const HEARTBEAT = 1_000;
 
-let root: string;
-let n = 0;
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mountcrawl-heartbeat-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const freshPath = freshPaths('mountcrawl-heartbeat-');
 
 const peerRecord = (counter: number, state: NodeRecord['state'], idleEpoch = 0): NodeRecord => remoteRecord(PEER, counter, { state, idleEpoch });
 
@@ -35,7 +27,7 @@ const peerRecord = (counter: number, state: NodeRecord['state'], idleEpoch = 0):
  * need here (--partition url: no leases). Counts its beats (the records it wrote).
  */
 async function rig(over: { watch?: boolean } = {}) {
-  const dir = join(root, `d${n++}`);
+  const dir = freshPath();
   const layout = new Layout(dir);
   await mkdir(layout.dir('nodes'), { recursive: true });
   const clock = new FakeClock();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startGeneratedSite } from '../../src/site/generated-site.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
-import { FAST, type CliResult, spawnCli, tempDir } from '../support/cli.js';
+import { FAST, type CliResult, jsonSummary, spawnCli, tempDir } from '../support/cli.js';
 import { listFiles } from '../support/data-files.js';
 
 const HOSTS = 6;
@@ -13,12 +13,7 @@ const IDS = ['n1', 'n2', 'n3'];
 
 /** Links records a node read in its reseeds, from its --json summary line. */
 function recordsRead(r: CliResult): number {
-  for (const line of r.stderr.split('\n')) {
-    if (!line.includes('"summary"')) continue;
-    const s = JSON.parse(line) as { msg?: string; discovery?: { recordsRead: number } };
-    if (s.msg === 'summary' && s.discovery !== undefined) return s.discovery.recordsRead;
-  }
-  throw new Error(`no summary line:\n${r.stderr}`);
+  return jsonSummary<{ discovery: { recordsRead: number } }>(r).discovery.recordsRead;
 }
 
 /** The node records on the mount now. */

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
 import { generatedSite, pagePath } from '../../src/site/generated-site.js';
 import { LoopbackSite } from '../../src/site/site-server.js';
-import { FAST, spawnCli, tempDir, type CliResult } from '../support/cli.js';
+import { FAST, jsonSummary, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
 
 const HOSTS = 8;
@@ -15,16 +15,6 @@ const IDLE_IDS = Array.from({ length: 2000 }, (_, i) => `idle${i}`);
 interface Summary {
   readonly pages: number;
   readonly hostsLent?: number;
-}
-
-/** The node's --json summary line (on stderr, with the log). */
-function summaryOf(r: CliResult): Summary {
-  for (const line of r.stderr.split('\n')) {
-    if (!line.includes('"summary"')) continue;
-    const s = JSON.parse(line) as Summary & { msg?: string };
-    if (s.msg === 'summary') return s;
-  }
-  throw new Error(`no summary line:\n${r.stderr}`);
 }
 
 /**
@@ -95,7 +85,7 @@ async function crawlOn(site: LoopbackSite, dataDir: string, extra: readonly stri
     [],
     'leases, node records or hand-offs left',
   );
-  return { busy: summaryOf(busy!), idle: summaryOf(idle!) };
+  return { busy: jsonSummary<Summary>(busy!), idle: jsonSummary<Summary>(idle!) };
 }
 
 describe('lending hosts', { timeout: 120_000 }, () => {

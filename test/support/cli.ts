@@ -60,3 +60,13 @@ export async function tempDir(prefix = 'mountcrawl-test-'): Promise<{ path: stri
   const path = await mkdtemp(join(tmpdir(), prefix));
   return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
 }
+
+/** The end-of-run summary a node printed with --json (a line of its log, on stderr). */
+export function jsonSummary<T = Record<string, unknown>>(r: CliResult): T {
+  for (const line of r.stderr.split('\n')) {
+    if (!line.includes('"summary"')) continue;
+    const s = JSON.parse(line) as T & { msg?: string };
+    if (s.msg === 'summary') return s;
+  }
+  throw new Error(`no summary line:\n${r.stderr}`);
+}

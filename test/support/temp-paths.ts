@@ -1,0 +1,20 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+
+/**
+ * Paths for the tests of one file: a temp directory made before them and removed after
+ * them, and a new path under it at each call (nothing is created there).
+ */
+export function freshPaths(prefix: string): () => string {
+  let root: string | undefined;
+  let n = 0;
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), prefix));
+  });
+  after(async () => {
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
+  });
+  return () => join(root!, `t${n++}`);
+}
