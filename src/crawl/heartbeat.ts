@@ -8,7 +8,7 @@ import { removeLeftTemps } from '../store/atomic-write.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import type { HostState } from '../frontier/host-state.js';
-import { chooseLends, demand, MAX_LENDS_PER_BEAT, MAX_LENT, shareOfSpare, spareSlots } from './host-lending.js';
+import { chooseLends, demand, lendingShare, MAX_LENDS_PER_BEAT, MAX_LENT, spareSlots } from './host-lending.js';
 import type { Parts } from './node-parts.js';
 
 /** Every how many heartbeats stale temp files in shared directories are swept. */
@@ -134,9 +134,10 @@ export class Heartbeat {
 
   /**
    * Lending hosts (docs/protocol.md, "Lending hosts"): when this node's hosts want more
-   * request slots than it has, it lends hosts waiting for one (owned by rendezvous, lease
-   * held, nothing in flight, queue long enough) to live peers whose records say they have
-   * slots to spare, at most once per two of a peer's heartbeats. Each lent host's queue goes
+   * request slots than it has, and more than the cluster's even balance (lendingShare), it
+   * lends hosts waiting for one (owned by rendezvous, lease held, nothing in flight, queue
+   * long enough) to live peers whose records say they are below that balance, at most once
+   * per two of a peer's heartbeats. Each lent host's queue goes
    * into the outbox at once, in a file to the borrower that names the lend as of the next
    * record (so that a mount that fails now loses nothing: the outbox keeps what it could not
    * write), and the host is let go (its lease released) before that record is written.
@@ -150,19 +151,16 @@ export class Heartbeat {
     if (this.#ticks <= STARTUP_BEATS || this.fenced() || events.stopping() || p.guard.fault || p.requests.unwritten > 0) return 0;
     // A link that did not fit in memory is found again by this node's reseeds of its own records: it stays put.
     if (stats.cut.frontierFull > 0 || ownership.lentCount >= MAX_LENT) return 0;
-    const surplus = demand(this.#loads(), config.perHost) - config.concurrency;
-    if (surplus <= 0) return 0;
-    const records = p.membership.livePeers();
-    const borrowers = records.filter((r) => {
-      if (r.state !== 'crawling' && r.state !== 'idle' && r.state !== 'waiting') return false;
-      const at = this.#lentAt.get(r.id);
-      return at === undefined || r.counter >= at + 2;
-    });
-    const share = shareOfSpare(
-      config.nodeId,
-      [{ id: config.nodeId, slots: surplus }, ...records.map((r) => ({ id: r.id, slots: r.wanting ?? 0 }))],
-      borrowers.map((r) => ({ id: r.id, slots: r.spare ?? 0 })),
-    );
+    const balance = demand(this.#loads(), config.perHost) - config.concurrency;
+    if (balance <= 0) return 0;
+    const peers = p.membership.livePeers().filter((r) => r.state === 'crawling' || r.state === 'idle' || r.state === 'waiting');
+    const { surplus, peers: share } = lendingShare(config.nodeId, [
+      { id: config.nodeId, balance, canBorrow: false },
+      ...peers.map((r) => {
+        const at = this.#lentAt.get(r.id);
+        return { id: r.id, balance: (r.wanting ?? 0) - (r.spare ?? 0), canBorrow: at === undefined || r.counter >= at + 2 };
+      }),
+    ]);
     if (share.length === 0) return 0;
     const hosts: HostState[] = [];
     for (const h of p.frontier.hosts.values()) {

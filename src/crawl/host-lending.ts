@@ -72,10 +72,46 @@ export function shareOfSpare(self: string, lenders: readonly SlotBalance[], borr
   return [];
 }
 
+/** A node as the lending sees it: its slot balance (slots its hosts want less --concurrency) and whether it may borrow now. */
+export interface NodeBalance {
+  readonly id: string;
+  readonly balance: number;
+  readonly canBorrow: boolean;
+}
+
 /**
- * The hosts to lend and to whom: while the node's hosts want more slots than it has
- * (`surplus` > 0), the host with the longest queue goes to the peer with the most spare
- * slots, each lend taking up to --per-host slots from both. Hosts with short queues stay.
+ * The balance every node would have if the wanted slots were spread evenly: the mean of the
+ * nodes' balances, rounded down, and never below 0. At 0 (the cluster has slots to spare) a
+ * node lends what its hosts want beyond --concurrency to nodes with free slots. Above 0
+ * (every slot is taken) hosts still move from a node with many waiting for a slot to one with
+ * few: the nodes then run out of work together, instead of one idle while another still has
+ * hosts waiting (docs/benchmarks.md, "Lending by balance").
+ */
+export function evenBalance(balances: readonly number[]): number {
+  if (balances.length === 0) return 0;
+  let sum = 0;
+  for (const b of balances) sum += b;
+  return Math.max(0, Math.floor(sum / balances.length));
+}
+
+/**
+ * What this node lends and to whom it may: its surplus over the even balance, and its share
+ * (shareOfSpare) of the room the nodes below that balance have. Every node computes the same
+ * split from the same records.
+ */
+export function lendingShare(self: string, nodes: readonly NodeBalance[]): { surplus: number; peers: LendingPeer[] } {
+  const level = evenBalance(nodes.map((n) => n.balance));
+  const surplus = (nodes.find((n) => n.id === self)?.balance ?? 0) - level;
+  if (surplus <= 0) return { surplus: 0, peers: [] };
+  const lenders = nodes.map((n) => ({ id: n.id, slots: n.balance - level }));
+  const borrowers = nodes.filter((n) => n.canBorrow && n.id !== self).map((n) => ({ id: n.id, slots: level - n.balance }));
+  return { surplus, peers: shareOfSpare(self, lenders, borrowers) };
+}
+
+/**
+ * The hosts to lend and to whom: while the node has a surplus over the even balance
+ * (`surplus` > 0), the host with the longest queue goes to the peer with the most room in
+ * its share, each lend taking up to --per-host slots from both. Hosts with short queues stay.
  */
 export function chooseLends(o: {
   readonly surplus: number;

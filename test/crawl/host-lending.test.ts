@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { chooseLends, demand, MIN_LEND_QUEUE, spareSlots } from '../../src/crawl/host-lending.js';
+import { chooseLends, demand, evenBalance, lendingShare, MIN_LEND_QUEUE, shareOfSpare, spareSlots } from '../../src/crawl/host-lending.js';
 
 const Q = MIN_LEND_QUEUE;
 
@@ -60,5 +60,60 @@ describe('host lending: what a node says and what it lends', () => {
     assert.deepEqual(chooseLends({ surplus: 5, perHost: 1, hosts, peers: [{ id: 'p', spare: 8 }], most: 8 }), []);
     const many = Array.from({ length: 10 }, (_, i) => ({ dir: `h${i}`, queued: 100 - i }));
     assert.equal(chooseLends({ surplus: 20, perHost: 1, hosts: many, peers: [{ id: 'p', spare: 20 }], most: 3 }).length, 3);
+  });
+});
+
+describe('host lending: whose spare slots, and lending by balance', () => {
+  test('several lenders share one idle node: each takes its part, the most wanting first', () => {
+    const lenders = [
+      { id: 'a', slots: 3 },
+      { id: 'b', slots: 5 },
+    ];
+    const borrowers = [{ id: 'idle', slots: 4 }];
+    assert.deepEqual(shareOfSpare('b', lenders, borrowers), [{ id: 'idle', spare: 4 }]);
+    assert.deepEqual(shareOfSpare('a', lenders, borrowers), []);
+    const two = [...borrowers, { id: 'other', slots: 2 }];
+    assert.deepEqual(shareOfSpare('a', lenders, two), [{ id: 'other', spare: 1 }]);
+  });
+
+  test('the even balance is the mean, rounded down, and never below 0', () => {
+    assert.equal(evenBalance([8, 6, 4, 2]), 5);
+    assert.equal(evenBalance([3, 2]), 2);
+    assert.equal(evenBalance([5, -4, -4]), 0);
+    assert.equal(evenBalance([]), 0);
+  });
+
+  test('with slots to spare in the cluster, a node lends what it wants beyond --concurrency to free slots', () => {
+    const nodes = [
+      { id: 'busy', balance: 3, canBorrow: false },
+      { id: 'idle', balance: -4, canBorrow: true },
+    ];
+    assert.deepEqual(lendingShare('busy', nodes), { surplus: 3, peers: [{ id: 'idle', spare: 3 }] });
+  });
+
+  test('with every slot taken, hosts move from a node with many waiting to one with few, down to the even balance', () => {
+    const nodes = [
+      { id: 'n1', balance: 8, canBorrow: true },
+      { id: 'n2', balance: 6, canBorrow: true },
+      { id: 'n3', balance: 4, canBorrow: true },
+      { id: 'n4', balance: 2, canBorrow: true },
+    ];
+    assert.deepEqual(lendingShare('n1', nodes), { surplus: 3, peers: [{ id: 'n4', spare: 3 }] });
+    assert.deepEqual(lendingShare('n2', nodes), { surplus: 1, peers: [{ id: 'n3', spare: 1 }] });
+    assert.deepEqual(lendingShare('n3', nodes), { surplus: 0, peers: [] });
+    assert.deepEqual(lendingShare('n4', nodes), { surplus: 0, peers: [] });
+  });
+
+  test('a difference of one slot moves nothing, and a node that may not borrow now gets nothing', () => {
+    const close = [
+      { id: 'a', balance: 5, canBorrow: true },
+      { id: 'b', balance: 4, canBorrow: true },
+    ];
+    assert.deepEqual(lendingShare('a', close), { surplus: 1, peers: [] });
+    const waiting = [
+      { id: 'a', balance: 9, canBorrow: true },
+      { id: 'b', balance: 1, canBorrow: false },
+    ];
+    assert.deepEqual(lendingShare('a', waiting), { surplus: 4, peers: [] });
   });
 });
