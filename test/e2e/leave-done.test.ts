@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
 import { startGeneratedSite } from '../../src/site/generated-site.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, type CliResult, jsonSummary, spawnCli, tempDir } from '../support/cli.js';
@@ -41,18 +42,37 @@ describe('leaving done', { timeout: 240_000 }, () => {
   before(async () => {
     site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 4, crossLinks: 2, latencyMs: 30 });
     const reference = await tempDir();
-    const alone = await spawnCli(['crawl', `${site.hosts[0]!.origin}/`, '--data', reference.path, '--scope', 'any', ...FAST]).done;
+    const alone = await spawnCli(['crawl', ...seeds(), '--data', reference.path, '--scope', 'any', ...FAST]).done;
     assert.equal(alone.code, 0, alone.stderr);
     expected = (await listFiles(reference.path)).filter((f) => f.startsWith('links/'));
     await reference.cleanup();
-    assert.ok(expected.length > PAGES, `the reference crawl reached other hosts (${expected.length} records)`);
+    assert.equal(expected.length, HOSTS * PAGES, 'the reference crawl reached every page');
   });
   after(async () => {
     await site.close();
   });
 
+  const seeds = (): string[] => site.hosts.map((h) => `${h.origin}/`);
   const args = (data: string, id: string): string[] =>
-    ['crawl', `${site.hosts[0]!.origin}/`, '--data', data, '--node-id', id, '--scope', 'any', '--per-host', '1', '--concurrency', '4', '--json', ...FAST];
+    ['crawl', ...seeds(), '--data', data, '--node-id', id, '--scope', 'any', '--per-host', '1', '--concurrency', '4', '--json', ...FAST];
+
+  /**
+   * Three node ids among which rendezvous hashing gives one exactly one host of the site and
+   * another at least three: seeded with every host and one request slot each, the first runs
+   * out of work about two seconds before the second. (With ids drawn blind, one node could
+   * own every host the crawl reached and the others none: the test then found no idle node
+   * with pages and failed.)
+   */
+  function unevenIds(): string[] {
+    const dirs = site.hosts.map((h) => h.hostDir);
+    for (let i = 0; i < 1000; i++) {
+      const ids = ['a', 'b', 'c'].map((x) => `${x}${i}`);
+      const nodes = ids.map(candidate);
+      const counts = ids.map((id) => dirs.filter((d) => ownerOf(d, nodes) === id).length);
+      if (counts.includes(1) && Math.max(...counts) >= 3) return ids;
+    }
+    throw new Error('no three ids with an uneven share of the hosts');
+  }
 
   async function assertComplete(data: string): Promise<void> {
     const files = new Set(await listFiles(data));
@@ -88,7 +108,7 @@ describe('leaving done', { timeout: 240_000 }, () => {
     // --no-lend: a node that goes idle while another crawls is lent hosts at the lender's next
     // heartbeat (docs/protocol.md, "Lending hosts"), and the window this test needs, a node
     // idle after it fetched pages while another still crawls, becomes too short to catch.
-    const nodes = new Map(IDS.map((id) => [id, spawnCli([...args(data.path, id), '--no-lend'])]));
+    const nodes = new Map(unevenIds().map((id) => [id, spawnCli([...args(data.path, id), '--concurrency', '1', '--no-lend'])]));
     try {
       // The victim: the first node whose record says idle after it fetched pages, while
       // another node still crawls. Its last record says idle: only `done` allows the shortcut.
