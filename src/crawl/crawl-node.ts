@@ -453,7 +453,7 @@ export class CrawlNode {
     // Best effort: links found but not sent yet (a node that leaves makes the others reseed fully anyway).
     await p.handoffs?.outbox.flush().catch(() => undefined);
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
-    for (const dir of [...p.leases.held()]) await p.leases.release(dir).catch(() => undefined);
+    await p.leases.releaseAll();
     if (complete) await leaveDone(p, this.#heartbeat!.status('done'));
     else await p.membership.leave().catch(() => undefined);
     // Temporary files a fault left that the mount lets go of now (best effort, never throws).

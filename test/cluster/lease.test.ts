@@ -55,6 +55,34 @@ async function plantLease(layout: Layout, record: Partial<LeaseRecord> & { node:
  * claims it exclusively with `.<host>.lease.<stale token>~takeover~0.tmp`, left for the temp
  * sweeper (see takeoverClaims).
  */
+/** Leases whose reads take a while, as over a mount with a few ms per round trip; `most` counts the reads in flight at once. */
+class SlowLeases extends Leases {
+  most = 0;
+  #inFlight = 0;
+  override async read(hostDir: string): Promise<LeaseRecord | undefined> {
+    this.#inFlight++;
+    this.most = Math.max(this.most, this.#inFlight);
+    await new Promise((r) => setTimeout(r, 5));
+    try {
+      return await super.read(hostDir);
+    } finally {
+      this.#inFlight--;
+    }
+  }
+}
+
+/** Node A holds 40 leases through SlowLeases, of which B has since taken h7.example's. */
+async function fortyHeldOneTaken(): Promise<{ layout: Layout; a: SlowLeases; hosts: string[] }> {
+  const layout = await freshLayout();
+  const a = new SlowLeases(layout, A, alive);
+  const hosts = Array.from({ length: 40 }, (_, i) => `h${i}.example`);
+  for (const h of hosts) assert.equal((await a.acquire(h)).ok, true);
+  await rm(layout.lease('h7.example'));
+  await plantLease(layout, { node: B }, 'h7.example');
+  a.most = 0;
+  return { layout, a, hosts };
+}
+
 async function hostsDir(layout: Layout): Promise<string[]> {
   return (await readdir(layout.dir('hosts'))).filter((n) => !n.includes('~takeover~')).sort();
 }
@@ -239,6 +267,15 @@ describe('Leases.release', () => {
     assert.equal((await readLease(layout))?.token, 'another-run');
   });
 
+  test('releaseAll gives up every lease held, several at once, and never one another node holds now', async () => {
+    const { layout, a } = await fortyHeldOneTaken();
+    await a.releaseAll();
+    assert.ok(a.most > 1, `releases in flight at once: ${a.most}`);
+    assert.deepEqual([...a.held()], []);
+    assert.deepEqual(await hostsDir(layout), ['h7.example.lease'], 'only the lease B holds is left, and no temp file');
+    assert.equal((await readLease(layout, 'h7.example'))?.node, B);
+  });
+
   test('a host never held: nothing happens', async () => {
     const layout = await freshLayout();
     const b = new Leases(layout, B, alive);
@@ -282,30 +319,9 @@ describe('Leases.verify', () => {
   });
 
   test('held leases are read back in parallel, not one round trip after another (a slow mount fenced its node)', async () => {
-    const layout = await freshLayout();
-    let inFlight = 0;
-    let most = 0;
-    // Each read takes a while, as over a mount with a few ms per round trip.
-    class SlowLeases extends Leases {
-      override async read(hostDir: string): Promise<LeaseRecord | undefined> {
-        inFlight++;
-        most = Math.max(most, inFlight);
-        await new Promise((r) => setTimeout(r, 5));
-        try {
-          return await super.read(hostDir);
-        } finally {
-          inFlight--;
-        }
-      }
-    }
-    const a = new SlowLeases(layout, A, alive);
-    const hosts = Array.from({ length: 40 }, (_, i) => `h${i}.example`);
-    for (const h of hosts) assert.equal((await a.acquire(h)).ok, true);
-    await rm(layout.lease('h7.example'));
-    await plantLease(layout, { node: B }, 'h7.example');
-    most = 0;
+    const { a, hosts } = await fortyHeldOneTaken();
     assert.deepEqual(await a.verify('all'), ['h7.example']);
-    assert.ok(most > 1, `reads in flight at once: ${most}`);
+    assert.ok(a.most > 1, `reads in flight at once: ${a.most}`);
     assert.equal([...a.held()].length, hosts.length - 1);
   });
 
