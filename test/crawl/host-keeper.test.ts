@@ -7,7 +7,7 @@ import { Leases } from '../../src/cluster/lease.js';
 import { Membership } from '../../src/cluster/membership.js';
 import { Ownership } from '../../src/cluster/ownership.js';
 import type { CrawlConfig } from '../../src/config/crawl-config.js';
-import { HostKeeper } from '../../src/crawl/host-keeper.js';
+import { HostKeeper, TAKE_PARALLELISM } from '../../src/crawl/host-keeper.js';
 import { RobotsCache } from '../../src/fetch/robots.js';
 import { silentLogger } from '../../src/progress/logger.js';
 import { openDataDir } from '../../src/store/data-dir.js';
@@ -78,6 +78,35 @@ describe('HostKeeper', () => {
     assert.deepEqual([...r.leases.held()], [A]);
     assert.equal(host.isDone(urlKey(done)), true);
     assert.equal(r.keeper.adopt(A, undefined), host, 'one state per host');
+    assert.deepEqual(r.errors, []);
+  });
+
+  test('hosts are taken a few at a time: the first are ready before the last are taken, and one let go while waiting takes no lease', async () => {
+    const r = await keeperRig({});
+    let inFlight = 0;
+    let most = 0;
+    const acquire = r.leases.acquire.bind(r.leases);
+    r.leases.acquire = async (dir) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      try {
+        return await acquire(dir);
+      } finally {
+        inFlight--;
+      }
+    };
+    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.keeper.adopt(`h${i}.example`, `http://h${i}.example/`));
+    const last = hosts.at(-1)!;
+    await r.keeper.letGo(last, 'moved');
+    await hosts[0]!.loaded;
+    assert.equal(hosts[0]!.phase, 'ready');
+    assert.equal(hosts[2 * TAKE_PARALLELISM]!.phase, 'acquiring', 'a host of the third batch waits for its turn');
+    await Promise.all(hosts.map((h) => h.loaded));
+    assert.equal(most, TAKE_PARALLELISM);
+    assert.ok(hosts.slice(0, -1).every((h) => h.phase === 'ready'));
+    assert.equal(r.leases.holds(last.dir), false);
+    assert.equal([...r.leases.held()].length, hosts.length - 1);
     assert.deepEqual(r.errors, []);
   });
 
