@@ -453,6 +453,8 @@ export class CrawlNode {
     // Best effort: links found but not sent yet (a node that leaves makes the others reseed fully anyway).
     await p.handoffs?.outbox.flush().catch(() => undefined);
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
+    // No host is taken after this (a take waiting for its turn would take a lease after the release).
+    await p.keeper.close(STOP_GRACE_MS);
     await p.leases.releaseAll();
     if (complete) await leaveDone(p, this.#heartbeat!.status('done'));
     else await p.membership.leave().catch(() => undefined);

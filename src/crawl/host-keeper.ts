@@ -35,8 +35,11 @@ export interface HostKeeperDeps {
   readonly recrawler?: Recrawler | undefined;
   /** Sitemaps (docs/sitemaps.md): found when robots.txt is known, before the queue starts. */
   readonly sitemaps?: Sitemaps | undefined;
-  /** A host let go may be written by its next owner: the reseeds list its directory again. */
-  readonly reseeder: { unsettle(hostDir: string): void };
+  /**
+   * A host let go may be written by its next owner: the reseeds list its directory again. A
+   * borrowed host's records are marked read at take.
+   */
+  readonly reseeder: { unsettle(hostDir: string): void; markRead(hostDir: string, key: string): void };
 }
 
 /**
@@ -59,6 +62,8 @@ export class HostKeeper {
   readonly #d: HostKeeperDeps;
   #taking = 0;
   readonly #waitingToTake: (() => void)[] = [];
+  /** The node is leaving: no more hosts are taken. */
+  #closed = false;
 
   constructor(deps: HostKeeperDeps) {
     this.#d = deps;
@@ -76,6 +81,22 @@ export class HostKeeper {
     return host;
   }
 
+  /**
+   * Stops taking hosts (the node is leaving): takes still waiting for their turn are dropped,
+   * and those under way are awaited, at most `waitMs` (a stalled mount must not hold the exit),
+   * so that no lease is taken after the node released its leases.
+   */
+  async close(waitMs: number): Promise<void> {
+    this.#closed = true;
+    const { clock, frontier } = this.#d;
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = clock.setTimeout(resolve, waitMs);
+    });
+    await Promise.race([Promise.all([...frontier.hosts.values()].map((h) => h.loaded)), waited]);
+    clock.clearTimeout(timer);
+  }
+
   /** Tries again for hosts whose lease a live node held (it lets go once it sees it is not the owner). */
   retryBlocked(): void {
     for (const host of this.#d.frontier.hosts.values()) {
@@ -87,7 +108,7 @@ export class HostKeeper {
     if (this.#taking < TAKE_PARALLELISM) this.#taking++;
     else await new Promise<void>((resolve) => this.#waitingToTake.push(resolve)); // a finished take hands its slot on
     try {
-      if (host.phase !== 'releasing') await this.#takeNow(host);
+      if (host.phase !== 'releasing' && !this.#closed) await this.#takeNow(host);
     } finally {
       const next = this.#waitingToTake.shift();
       if (next !== undefined) next();
@@ -129,6 +150,13 @@ export class HostKeeper {
     const listing = await store.listHost(host.dir, (id) => exclusive || (id !== config.nodeId && membership.isGone(id)));
     if (host.phase !== 'loading') return; // let go meanwhile
     if (listing.removedTemps > 0) log.info('removed stale temp files', { host: host.dir, count: listing.removedTemps });
+    // A borrowed host (docs/protocol.md, "Lending hosts"): its lender sent on every link of
+    // its records when it wrote them, and the host's queue came with the lend; the reseeds
+    // need not read those records again (a full reseed, after a node is lost, still does).
+    const { ownership } = this.#d;
+    if (exclusive && ownership.rendezvousOwner(host.dir) !== config.nodeId && ownership.ownsHost(host.dir)) {
+      for (const key of listing.linksKeys) this.#d.reseeder.markRead(host.dir, key);
+    }
     const recrawler = this.#d.recrawler;
     if (recrawler === undefined) for (const key of listing.linksKeys) host.addDone(key);
     else if (!(await recrawler.load(host, listing.linksKeys, listing.errs))) return;

@@ -28,7 +28,7 @@ after(async () => {
 
 const A = 'a.example';
 
-async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<CrawlConfig> = {}) {
+async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<CrawlConfig> = {}, ownership = new Ownership('n1', 'host')) {
   const r = frontierRig({ retryBaseMs: 1_000, retryMaxMs: 60_000, maxAttempts: 3, ...over });
   const { layout } = await openDataDir(join(root, `d${n++}`), 'n1');
   const store = new HostStore(layout, { nodeId: 'n1', fsync: false });
@@ -38,12 +38,13 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
   const robots = new RobotsCache(layout, fetcher, { userAgent: 'test', maxAgeMs: 60_000, nodeId: 'n1', fsync: false }, r.clock);
   const errors: unknown[] = [];
   const unsettled: string[] = [];
+  const markedRead: string[] = [];
   const keeper = new HostKeeper({
     config: r.cfg,
     clock: r.clock,
     log: silentLogger,
     stats: r.stats,
-    ownership: new Ownership('n1', 'host'),
+    ownership,
     membership,
     leases,
     store,
@@ -52,9 +53,28 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
     frontier: r.frontier,
     onStoreError: (err) => errors.push(err),
     wake: () => undefined,
-    reseeder: { unsettle: (hostDir) => void unsettled.push(hostDir) },
+    reseeder: { unsettle: (hostDir) => void unsettled.push(hostDir), markRead: (hostDir, key) => void markedRead.push(`${hostDir}/${key}`) },
   });
-  return { ...r, store, leases, keeper, asked, errors, unsettled };
+  return { ...r, store, leases, keeper, asked, errors, unsettled, markedRead };
+}
+
+/** Makes each lease acquisition take 5 ms, as over a network mount; counts the calls and the most under way at once. */
+function slowAcquire(leases: Leases): { calls: number; most: number } {
+  const seen = { calls: 0, most: 0 };
+  let inFlight = 0;
+  const acquire = leases.acquire.bind(leases);
+  leases.acquire = async (dir) => {
+    seen.calls++;
+    inFlight++;
+    seen.most = Math.max(seen.most, inFlight);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    try {
+      return await acquire(dir);
+    } finally {
+      inFlight--;
+    }
+  };
+  return seen;
 }
 
 describe('HostKeeper', () => {
@@ -83,19 +103,7 @@ describe('HostKeeper', () => {
 
   test('hosts are taken a few at a time: the first are ready before the last are taken, and one let go while waiting takes no lease', async () => {
     const r = await keeperRig({});
-    let inFlight = 0;
-    let most = 0;
-    const acquire = r.leases.acquire.bind(r.leases);
-    r.leases.acquire = async (dir) => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      try {
-        return await acquire(dir);
-      } finally {
-        inFlight--;
-      }
-    };
+    const acquiring = slowAcquire(r.leases);
     const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.keeper.adopt(`h${i}.example`, `http://h${i}.example/`));
     const last = hosts.at(-1)!;
     await r.keeper.letGo(last, 'moved');
@@ -103,11 +111,45 @@ describe('HostKeeper', () => {
     assert.equal(hosts[0]!.phase, 'ready');
     assert.equal(hosts[2 * TAKE_PARALLELISM]!.phase, 'acquiring', 'a host of the third batch waits for its turn');
     await Promise.all(hosts.map((h) => h.loaded));
-    assert.equal(most, TAKE_PARALLELISM);
+    assert.equal(acquiring.most, TAKE_PARALLELISM);
     assert.ok(hosts.slice(0, -1).every((h) => h.phase === 'ready'));
     assert.equal(r.leases.holds(last.dir), false);
     assert.equal([...r.leases.held()].length, hosts.length - 1);
     assert.deepEqual(r.errors, []);
+  });
+
+  test('close: takes waiting for their turn are dropped and those under way end, so no lease is taken after the exit releases them', async () => {
+    const r = await keeperRig({});
+    const acquiring = slowAcquire(r.leases);
+    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.keeper.adopt(`h${i}.example`, `http://h${i}.example/`));
+    await r.keeper.close(5_000);
+    assert.equal(acquiring.calls, TAKE_PARALLELISM, 'only the takes under way took a lease');
+    await r.leases.releaseAll();
+    await Promise.all(hosts.map((h) => h.loaded));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(acquiring.calls, TAKE_PARALLELISM);
+    assert.deepEqual([...r.leases.held()], []);
+    assert.deepEqual(r.errors, []);
+  });
+
+  test("a borrowed host's records are marked read at take (its lender sent their links on); an own host's are not", async () => {
+    const ownership = new Ownership('n1', 'host');
+    ownership.setLive(['n1', 'n2']);
+    const dirs = Array.from({ length: 40 }, (_, i) => `h${i}.example`);
+    const lent = dirs.find((d) => ownership.rendezvousOwner(d) === 'n2')!;
+    const own = dirs.find((d) => ownership.rendezvousOwner(d) === 'n1')!;
+    ownership.setPeerLends([{ id: 'n2', counter: 1, lent: { [lent]: 'n1' } }]);
+    assert.equal(ownership.ownsHost(lent), true);
+    const r = await keeperRig({}, {}, ownership);
+    for (const dir of [lent, own]) {
+      const url = `http://${dir}/done`;
+      await r.store.writePage(dir, urlKey(url), null, { v: RECORD_VERSION, url, depth: 0, status: 200, fetchedAt: new Date(r.clock.now()).toISOString(), node: 'n2', links: [] } as never);
+      const host = r.keeper.adopt(dir, `http://${dir}/`);
+      await host.loaded;
+      assert.equal(host.phase, 'ready');
+      assert.equal(host.isDone(urlKey(url)), true);
+    }
+    assert.deepEqual(r.markedRead, [`${lent}/${urlKey(`http://${lent}/done`)}`]);
   });
 
   test('robots.txt unavailable: the host waits with the back-off, then is left alone and its URLs recorded', async () => {
