@@ -137,10 +137,10 @@ export class Heartbeat {
    * request slots than it has, and more than the cluster's even balance (lendingShare), it
    * lends hosts waiting for one (owned by rendezvous, lease held, nothing in flight, queue
    * long enough) to live peers whose records say they are below that balance, at most once
-   * per two of a peer's heartbeats. Each lent host's queue goes
-   * into the outbox at once, in a file to the borrower that names the lend as of the next
-   * record (so that a mount that fails now loses nothing: the outbox keeps what it could not
-   * write), and the host is let go (its lease released) before that record is written.
+   * per two of a peer's heartbeats. Each lent host's queue goes into the outbox at once, in a
+   * file to the borrower that names the lend as of the next record (so that a mount that fails
+   * now loses nothing: the outbox keeps what it could not write), and the host is let go (its
+   * lease released) before that record is written.
    * Returns how many hosts it lent.
    */
   async #lendSurplus(): Promise<number> {

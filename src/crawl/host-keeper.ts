@@ -43,12 +43,6 @@ export interface HostKeeperDeps {
 }
 
 /**
- * The life of a host in this node (docs/architecture.md): take its lease (host partitioning), read its
- * listing once (done set, errs records to retry, a previous owner's temp files to remove),
- * fetch its robots.txt, and let it go again when ownership moves (after its requests in
- * flight) or when its lease is lost (at once).
- */
-/**
  * Hosts taken at once (lease, listing). A node that starts with hundreds of hosts, or takes
  * a dead node's over, took them all at once: over sshfs, where libuv's 16 threads and the
  * mount's round trips bound the file operations in flight, every host then became ready at
@@ -58,8 +52,15 @@ export interface HostKeeperDeps {
  */
 export const TAKE_PARALLELISM = 8;
 
+/**
+ * The life of a host in this node (docs/architecture.md): take its lease (host partitioning), read its
+ * listing once (done set, errs records to retry, a previous owner's temp files to remove),
+ * fetch its robots.txt, and let it go again when ownership moves (after its requests in
+ * flight) or when its lease is lost (at once).
+ */
 export class HostKeeper {
   readonly #d: HostKeeperDeps;
+  /** Takes under way (at most TAKE_PARALLELISM), and those waiting for their turn. */
   #taking = 0;
   readonly #waitingToTake: (() => void)[] = [];
   /** The node is leaving: no more hosts are taken. */
