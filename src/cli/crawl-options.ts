@@ -76,7 +76,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--watch', 'keep polling for new seeds and links instead of exiting when done')
     .option('--partition <by>', 'share work out by host (politeness per cluster) or url', d.partition)
     .option('--no-handoff', 'find links to this node\'s hosts by reading every links record, not from hand-off files')
-    .option('--no-lend', 'never lend hosts waiting for a request slot to a node with slots to spare')
+    .option('--no-lend', 'never lend hosts waiting for a request slot to a node with fewer waiting or slots to spare')
     .option('--processes <n>', 'start N nodes on this machine under one supervisor (auto: one per two cores)', '1')
     .option('--heartbeat <ms>', 'how often a node rewrites its heartbeat', String(d.heartbeatMs))
     .option('--dead-after <ms>', 'a node whose heartbeat stops this long is dead', String(d.deadAfterMs))

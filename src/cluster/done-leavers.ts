@@ -21,8 +21,9 @@ interface Departure {
  * A host is quiet when its rendezvous winner among the live nodes before some departure, or
  * the node it was lent to then, was one of the nodes that left done in it. (A host lent by a
  * node that left done to one still live moves from that live node with its queue, as any
- * host moving between live nodes: there is nothing to read for it either.) A full reseed (a node was lost, or this node's first) reads and
- * adopts everything, so it forgets the departures: what it covers needs no shortcut.
+ * host moving between live nodes: there is nothing to read for it either.) A full reseed (a
+ * node was lost, or this node's first) reads and adopts everything, so it forgets the
+ * departures: what it covers needs no shortcut.
  */
 export class DoneLeavers {
   #departures: Departure[] = [];

@@ -92,7 +92,7 @@ export class HandoffOutbox {
 
   /**
    * This node lent a host to `borrower` (docs/protocol.md, "Lending hosts"); its records
-   * from `counter` on say so. The host's queued URLs follow with `add`; the next file to the
+   * from `counter` on say so. The host's queued URLs follow with `forward`; the next file to the
    * borrower names the host, so that it takes them even before it reads such a record.
    */
   lend(borrower: string, hostDir: string, counter: number): void {

@@ -24,11 +24,12 @@ export interface NodeRecord {
   readonly rate: number;
   /**
    * Request slots this node could fill and has no work for: --concurrency less what its hosts
-   * can use (each at most --per-host). Peers with hosts waiting lend it some (docs/protocol.md,
-   * "Lending hosts"). Absent in records of older versions: counted as 0.
+   * can use (each at most --per-host). `wanting` less `spare` is the node's balance, which
+   * decides who lends to whom (docs/protocol.md, "Lending hosts"). Absent in records of older
+   * versions: counted as 0.
    */
   readonly spare?: number;
-  /** Request slots its hosts want beyond --concurrency: what it could lend. Absent: 0. */
+  /** Request slots its hosts want beyond --concurrency. Absent: 0. */
   readonly wanting?: number;
   /** Hosts this node owns by rendezvous and has lent, host directory -> borrower's id. */
   readonly lent?: Readonly<Record<string, string>>;

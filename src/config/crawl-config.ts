@@ -80,8 +80,9 @@ export interface CrawlConfig {
    */
   readonly handoff?: boolean;
   /**
-   * Lending hosts (docs/protocol.md, "Lending hosts"): a node whose hosts wait for request
-   * slots lends some to a peer with slots to spare. Default true; needs hand-offs.
+   * Lending hosts (docs/protocol.md, "Lending hosts"): a node with more hosts waiting for a
+   * request slot than the cluster's even balance lends some to a peer below it. Default true;
+   * needs hand-offs.
    */
   readonly lend?: boolean;
   /** How often this node rewrites its heartbeat. */

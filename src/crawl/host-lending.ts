@@ -1,7 +1,7 @@
 /**
- * Lending hosts (docs/protocol.md, "Lending hosts"): which hosts a node whose request slots
- * are all taken lends, and to which peers with slots to spare. Pure functions of what the
- * node knows, so that every rule is tested (test/crawl/host-lending.test.ts).
+ * Lending hosts (docs/protocol.md, "Lending hosts"): which hosts a node above the cluster's
+ * even balance lends, and to which peers below it. Pure functions of what the node knows, so
+ * that every rule is tested (test/crawl/host-lending.test.ts).
  */
 
 /** A host's share of a node's request slots. */
@@ -15,10 +15,10 @@ export interface HostLoad {
 /** A host the node could lend: it owns it by rendezvous, holds its lease, and nothing of it is in flight. */
 export type LendableHost = Pick<HostLoad, 'dir' | 'queued'>;
 
-/** A live peer as its latest record shows it. */
+/** A peer this node may lend to, with the slots of its room that are this node's to fill (shareOfRoom). */
 export interface LendingPeer {
   readonly id: string;
-  readonly spare: number;
+  readonly room: number;
 }
 
 /** A host whose queue is shorter than this is not worth a move (lease, listing, a hand-off: about a second). */
@@ -40,32 +40,32 @@ export function spareSlots(concurrency: number, used: number): number {
   return Math.max(0, concurrency - used);
 }
 
-/** A node as the lending sees it: the slots its hosts want beyond --concurrency, or the slots it has to spare. */
+/** A lender's slots above the even balance, or a borrower's below it. */
 export interface SlotBalance {
   readonly id: string;
   readonly slots: number;
 }
 
 /**
- * Which peers' spare slots are this node's to fill. Every lender computes the same split from
- * the same records: lenders in order of what they want (most first, then by id) take the
- * spare slots of the borrowers in order of what they have (most first, then by id). So
- * several busy nodes do not all lend to the one node that went idle, each up to all its
- * spare slots, and leave it with more hosts than it can serve.
+ * Which borrowers' room is this node's to fill. Every lender computes the same split from the
+ * same records: lenders in order of their surplus (most first, then by id) take the room of
+ * the borrowers in order of its size (most first, then by id). So several busy nodes do not
+ * all lend to the one node that went idle, each up to all its room, and leave it with more
+ * hosts than it can serve.
  */
-export function shareOfSpare(self: string, lenders: readonly SlotBalance[], borrowers: readonly SlotBalance[]): LendingPeer[] {
+export function shareOfRoom(self: string, lenders: readonly SlotBalance[], borrowers: readonly SlotBalance[]): LendingPeer[] {
   const order = (a: SlotBalance, b: SlotBalance): number => b.slots - a.slots || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const left = [...borrowers].filter((b) => b.slots > 0).sort(order).map((b) => ({ id: b.id, spare: b.slots }));
+  const left = [...borrowers].filter((b) => b.slots > 0).sort(order).map((b) => ({ id: b.id, room: b.slots }));
   for (const lender of [...lenders].filter((l) => l.slots > 0).sort(order)) {
     let need = lender.slots;
     const mine: LendingPeer[] = [];
     for (const b of left) {
       if (need <= 0) break;
-      const take = Math.min(need, b.spare);
+      const take = Math.min(need, b.room);
       if (take <= 0) continue;
-      b.spare -= take;
+      b.room -= take;
       need -= take;
-      mine.push({ id: b.id, spare: take });
+      mine.push({ id: b.id, room: take });
     }
     if (lender.id === self) return mine;
   }
@@ -96,7 +96,7 @@ export function evenBalance(balances: readonly number[]): number {
 
 /**
  * What this node lends and to whom it may: its surplus over the even balance, and its share
- * (shareOfSpare) of the room the nodes below that balance have. Every node computes the same
+ * (shareOfRoom) of the room the nodes below that balance have. Every node computes the same
  * split from the same records.
  */
 export function lendingShare(self: string, nodes: readonly NodeBalance[]): { surplus: number; peers: LendingPeer[] } {
@@ -105,7 +105,7 @@ export function lendingShare(self: string, nodes: readonly NodeBalance[]): { sur
   if (surplus <= 0) return { surplus: 0, peers: [] };
   const lenders = nodes.map((n) => ({ id: n.id, slots: n.balance - level }));
   const borrowers = nodes.filter((n) => n.canBorrow && n.id !== self).map((n) => ({ id: n.id, slots: level - n.balance }));
-  return { surplus, peers: shareOfSpare(self, lenders, borrowers) };
+  return { surplus, peers: shareOfRoom(self, lenders, borrowers) };
 }
 
 /**
@@ -122,18 +122,18 @@ export function chooseLends(o: {
 }): { host: string; borrower: string }[] {
   const out: { host: string; borrower: string }[] = [];
   let surplus = o.surplus;
-  const spare = new Map(o.peers.filter((p) => p.spare > 0).map((p) => [p.id, p.spare]));
+  const room = new Map(o.peers.filter((p) => p.room > 0).map((p) => [p.id, p.room]));
   const hosts = o.hosts.filter((h) => h.queued >= MIN_LEND_QUEUE).sort((a, b) => b.queued - a.queued || (a.dir < b.dir ? -1 : 1));
   for (const h of hosts) {
-    if (surplus <= 0 || out.length >= o.most || spare.size === 0) break;
+    if (surplus <= 0 || out.length >= o.most || room.size === 0) break;
     let best: string | undefined;
-    for (const [id, s] of spare) if (best === undefined || s > spare.get(best)! || (s === spare.get(best) && id < best)) best = id;
+    for (const [id, r] of room) if (best === undefined || r > room.get(best)! || (r === room.get(best) && id < best)) best = id;
     const slots = Math.min(o.perHost, h.queued);
     out.push({ host: h.dir, borrower: best! });
     surplus -= slots;
-    const left = spare.get(best!)! - slots;
-    if (left > 0) spare.set(best!, left);
-    else spare.delete(best!);
+    const left = room.get(best!)! - slots;
+    if (left > 0) room.set(best!, left);
+    else room.delete(best!);
   }
   return out;
 }

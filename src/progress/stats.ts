@@ -61,7 +61,7 @@ export class CrawlStats {
    * fenced (docs/protocol.md, "Who crawls what"): the host's new owner fetches them again.
    */
   leftToNewOwner = 0;
-  /** Hosts this node lent to peers with request slots to spare (docs/protocol.md, "Lending hosts"). */
+  /** Hosts this node lent to peers (docs/protocol.md, "Lending hosts"). */
   hostsLent = 0;
   /** Times a --hook call did not answer within --hook-timeout. */
   hookTimeouts = 0;

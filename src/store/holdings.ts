@@ -54,13 +54,17 @@ export async function readHoldings(layout: Layout): Promise<Holdings> {
   // Hosts and each host's three listings at once: over a network mount every listing is a few
   // round trips, and this runs at the end of every crawl (its summary) and in `status`.
   await mapLimit([...hostNames].sort(), 16, async (host) => {
-    const [linkNames, htmlNames, errNames] = await Promise.all((['links', 'html', 'errs'] as const).map((kind) => names(layout.hostDir(kind, host))));
-    const links = linkNames!.filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
-    const html = htmlNames!.filter((n) => n.endsWith('.html'));
+    const [linkNames, htmlNames, errNames] = await Promise.all([
+      names(layout.hostDir('links', host)),
+      names(layout.hostDir('html', host)),
+      names(layout.hostDir('errs', host)),
+    ]);
+    const links = linkNames.filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
+    const html = htmlNames.filter((n) => n.endsWith('.html'));
     const done = new Set(links.map((n) => n.slice(0, -5)));
     let errors = 0;
     let retrying = 0;
-    await mapLimit(errNames!, 16, async (name) => {
+    await mapLimit(errNames, 16, async (name) => {
       if (!name.endsWith('.json') || done.has(name.slice(0, -5))) return;
       try {
         const rec = await readJsonValidated(layout.errs(host, name.slice(0, -5)), asErrsRecord);

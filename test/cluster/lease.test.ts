@@ -1,29 +1,23 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { describe, test } from 'node:test';
 import { LEASE_READ_TURN, LEASE_READS_PER_BEAT, Leases, type LeaseRecord } from '../../src/cluster/lease.js';
 import { bootId } from '../../src/cluster/local-liveness.js';
 import { Layout } from '../../src/store/layout.js';
 import { hookFsPromises } from '../support/fs-hook.js';
 import { exitedPid } from '../support/processes.js';
+import { freshPaths } from '../support/temp-paths.js';
 
 const A = 'node-a';
 const B = 'node-b';
 const HOST = 'example.org';
 
-let root: string;
+const freshPath = freshPaths('mountcrawl-lease-');
 let counter = 0;
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mountcrawl-lease-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
 
 async function freshLayout(): Promise<Layout> {
-  const layout = new Layout(join(root, `t${counter++}`));
+  const layout = new Layout(freshPath());
   await mkdir(layout.dir('hosts'), { recursive: true });
   return layout;
 }
@@ -298,7 +292,7 @@ describe('Leases.release', () => {
 
 describe('Leases.verify', () => {
   test('nothing held: nothing to check, not even hosts/', async () => {
-    const a = new Leases(new Layout(join(root, 'no-such-dir')), A, alive);
+    const a = new Leases(new Layout(freshPath()), A, alive);
     assert.deepEqual(await a.verify('all'), []);
   });
 

@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Leases } from '../../src/cluster/lease.js';
 import { Membership } from '../../src/cluster/membership.js';
 import { Ownership } from '../../src/cluster/ownership.js';
@@ -16,21 +13,15 @@ import { RECORD_VERSION } from '../../src/store/records.js';
 import { urlKey } from '../../src/url/key.js';
 import { type Answer, fakeFetcher } from '../support/fake-fetcher.js';
 import { frontierRig } from '../support/frontier-rig.js';
+import { freshPaths } from '../support/temp-paths.js';
 
-let root: string;
-let n = 0;
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mountcrawl-keeper-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const freshPath = freshPaths('mountcrawl-keeper-');
 
 const A = 'a.example';
 
 async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<CrawlConfig> = {}, ownership = new Ownership('n1', 'host')) {
   const r = frontierRig({ retryBaseMs: 1_000, retryMaxMs: 60_000, maxAttempts: 3, ...over });
-  const { layout } = await openDataDir(join(root, `d${n++}`), 'n1');
+  const { layout } = await openDataDir(freshPath(), 'n1');
   const store = new HostStore(layout, { nodeId: 'n1', fsync: false });
   const membership = new Membership(layout, r.cfg, { clock: r.clock });
   const leases = new Leases(layout, 'n1', () => false);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { chooseLends, demand, evenBalance, lendingShare, MIN_LEND_QUEUE, shareOfSpare, spareSlots } from '../../src/crawl/host-lending.js';
+import { chooseLends, demand, evenBalance, lendingShare, MIN_LEND_QUEUE, shareOfRoom, spareSlots } from '../../src/crawl/host-lending.js';
 
 const Q = MIN_LEND_QUEUE;
 
@@ -17,21 +17,21 @@ describe('host lending: what a node says and what it lends', () => {
     assert.equal(spareSlots(4, 9), 0);
   });
 
-  test('no surplus, no lend; no peer with spare slots, no lend', () => {
+  test('no surplus, no lend; no peer with room, no lend', () => {
     const hosts = [{ dir: 'a', queued: 50 }];
-    assert.deepEqual(chooseLends({ surplus: 0, perHost: 1, hosts, peers: [{ id: 'p', spare: 4 }], most: 8 }), []);
-    assert.deepEqual(chooseLends({ surplus: 3, perHost: 1, hosts, peers: [{ id: 'p', spare: 0 }], most: 8 }), []);
+    assert.deepEqual(chooseLends({ surplus: 0, perHost: 1, hosts, peers: [{ id: 'p', room: 4 }], most: 8 }), []);
+    assert.deepEqual(chooseLends({ surplus: 3, perHost: 1, hosts, peers: [{ id: 'p', room: 0 }], most: 8 }), []);
   });
 
-  test('the longest queues go first, to the peer with the most spare slots, until the surplus is gone', () => {
+  test('the longest queues go first, to the peer with the most room, until the surplus is gone', () => {
     const hosts = [
       { dir: 'short', queued: Q },
       { dir: 'long', queued: 40 },
       { dir: 'mid', queued: 20 },
     ];
     const peers = [
-      { id: 'p1', spare: 1 },
-      { id: 'p2', spare: 3 },
+      { id: 'p1', room: 1 },
+      { id: 'p2', room: 3 },
     ];
     assert.deepEqual(chooseLends({ surplus: 2, perHost: 1, hosts, peers, most: 8 }), [
       { host: 'long', borrower: 'p2' },
@@ -45,7 +45,7 @@ describe('host lending: what a node says and what it lends', () => {
       { dir: 'b', queued: 20 },
       { dir: 'c', queued: 10 },
     ];
-    const lends = chooseLends({ surplus: 10, perHost: 2, hosts, peers: [{ id: 'p', spare: 4 }], most: 8 });
+    const lends = chooseLends({ surplus: 10, perHost: 2, hosts, peers: [{ id: 'p', room: 4 }], most: 8 });
     assert.deepEqual(lends, [
       { host: 'a', borrower: 'p' },
       { host: 'b', borrower: 'p' },
@@ -57,23 +57,23 @@ describe('host lending: what a node says and what it lends', () => {
       { dir: 'a', queued: Q - 1 },
       { dir: 'b', queued: 1 },
     ];
-    assert.deepEqual(chooseLends({ surplus: 5, perHost: 1, hosts, peers: [{ id: 'p', spare: 8 }], most: 8 }), []);
+    assert.deepEqual(chooseLends({ surplus: 5, perHost: 1, hosts, peers: [{ id: 'p', room: 8 }], most: 8 }), []);
     const many = Array.from({ length: 10 }, (_, i) => ({ dir: `h${i}`, queued: 100 - i }));
-    assert.equal(chooseLends({ surplus: 20, perHost: 1, hosts: many, peers: [{ id: 'p', spare: 20 }], most: 3 }).length, 3);
+    assert.equal(chooseLends({ surplus: 20, perHost: 1, hosts: many, peers: [{ id: 'p', room: 20 }], most: 3 }).length, 3);
   });
 });
 
-describe('host lending: whose spare slots, and lending by balance', () => {
+describe('host lending: whose room, and lending by balance', () => {
   test('several lenders share one idle node: each takes its part, the most wanting first', () => {
     const lenders = [
       { id: 'a', slots: 3 },
       { id: 'b', slots: 5 },
     ];
     const borrowers = [{ id: 'idle', slots: 4 }];
-    assert.deepEqual(shareOfSpare('b', lenders, borrowers), [{ id: 'idle', spare: 4 }]);
-    assert.deepEqual(shareOfSpare('a', lenders, borrowers), []);
+    assert.deepEqual(shareOfRoom('b', lenders, borrowers), [{ id: 'idle', room: 4 }]);
+    assert.deepEqual(shareOfRoom('a', lenders, borrowers), []);
     const two = [...borrowers, { id: 'other', slots: 2 }];
-    assert.deepEqual(shareOfSpare('a', lenders, two), [{ id: 'other', spare: 1 }]);
+    assert.deepEqual(shareOfRoom('a', lenders, two), [{ id: 'other', room: 1 }]);
   });
 
   test('the even balance is the mean, rounded down, and never below 0', () => {
@@ -88,7 +88,7 @@ describe('host lending: whose spare slots, and lending by balance', () => {
       { id: 'busy', balance: 3, canBorrow: false },
       { id: 'idle', balance: -4, canBorrow: true },
     ];
-    assert.deepEqual(lendingShare('busy', nodes), { surplus: 3, peers: [{ id: 'idle', spare: 3 }] });
+    assert.deepEqual(lendingShare('busy', nodes), { surplus: 3, peers: [{ id: 'idle', room: 3 }] });
   });
 
   test('with every slot taken, hosts move from a node with many waiting to one with few, down to the even balance', () => {
@@ -98,8 +98,8 @@ describe('host lending: whose spare slots, and lending by balance', () => {
       { id: 'n3', balance: 4, canBorrow: true },
       { id: 'n4', balance: 2, canBorrow: true },
     ];
-    assert.deepEqual(lendingShare('n1', nodes), { surplus: 3, peers: [{ id: 'n4', spare: 3 }] });
-    assert.deepEqual(lendingShare('n2', nodes), { surplus: 1, peers: [{ id: 'n3', spare: 1 }] });
+    assert.deepEqual(lendingShare('n1', nodes), { surplus: 3, peers: [{ id: 'n4', room: 3 }] });
+    assert.deepEqual(lendingShare('n2', nodes), { surplus: 1, peers: [{ id: 'n3', room: 1 }] });
     assert.deepEqual(lendingShare('n3', nodes), { surplus: 0, peers: [] });
     assert.deepEqual(lendingShare('n4', nodes), { surplus: 0, peers: [] });
   });
