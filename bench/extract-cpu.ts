@@ -1,5 +1,5 @@
 /**
- * CPU per page of link extraction (tokenizer, URL resolution and normalization, the
+ * CPU per page of link extraction (tag scanner, URL resolution and normalization, the
  * records' JSON), per page shape of the bench site (bench/pages.ts), in this process: no
  * network, no files, so the numbers hold still on a loaded machine better than a crawl's.
  *

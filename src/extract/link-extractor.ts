@@ -1,10 +1,9 @@
 import { decodeHTMLAttribute } from 'entities';
-import { Tokenizer } from 'htmlparser2';
-import type { TokenizerCallbacks } from 'htmlparser2';
 import { fastBaseOf } from '../url/fast-resolve.js';
 import { normalizeLink, type NormalizeOptions } from '../url/normalize.js';
 import { decodeBytes, isAsciiCompatible, sniffCharset } from './charset.js';
 import { NO_DIRECTIVES, parseRobotsContent, type RobotsDirectives } from './meta-robots.js';
+import { scanTags } from './tag-scanner.js';
 
 /** What the extractor found in one page. */
 export interface ExtractedLinks {
@@ -50,28 +49,59 @@ const WANTED: Record<Tag, readonly string[]> = {
   [Tag.Meta]: ['name', 'content'],
 };
 
-const NO_OP = (): void => undefined;
-
 /** A link found in the markup, before it is resolved. */
-interface RawLink {
+export interface RawLink {
   readonly href: string;
   readonly nofollow: boolean;
 }
 
+/** What the markup of a page says, before anything is resolved. */
+export interface CollectedHrefs {
+  /** The hrefs of `a` and `area` and the src of `iframe` and `frame`, in document order. */
+  readonly hrefs: RawLink[];
+  /** The href of the first `<base>` that has one. */
+  readonly base: string | undefined;
+  readonly robots: RobotsDirectives;
+}
+
+/** Whether `text.slice(start, end)` is `name` (lowercase ASCII) in any case. */
+function nameIs(text: string, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false;
+  for (let k = 0; k < name.length; k++) if ((text.charCodeAt(start + k) | 0x20) !== name.charCodeAt(k)) return false;
+  return true;
+}
+
+/** The tag kind of the name `text.slice(start, end)`. */
+function tagOf(text: string, start: number, end: number): Tag {
+  switch (end - start) {
+    case 1:
+      return (text.charCodeAt(start) | 0x20) === 0x61 ? Tag.Link : Tag.Other; // a
+    case 4:
+      if (nameIs(text, start, end, 'area')) return Tag.Link;
+      if (nameIs(text, start, end, 'base')) return Tag.Base;
+      if (nameIs(text, start, end, 'meta')) return Tag.Meta;
+      return Tag.Other;
+    case 5:
+      return nameIs(text, start, end, 'frame') ? Tag.Frame : Tag.Other;
+    case 6:
+      return nameIs(text, start, end, 'iframe') ? Tag.Frame : Tag.Other;
+    default:
+      return Tag.Other;
+  }
+}
+
 /**
  * Collects the hrefs of `<a>` and `<area>`, the src of `<iframe>` and `<frame>`, the first
- * `<base>`, and the robots `<meta>` of an HTML document with htmlparser2's tokenizer: no DOM
- * is built (4 to 8 times cheaper per page than cheerio's load; see docs/benchmarks.md). In an
- * ASCII-compatible encoding the markup is read bytewise and only attribute values with
- * non-ASCII bytes are decoded; other encodings (UTF-16, ISO-2022-*) are decoded whole first.
- * A repeated attribute is ignored, as browsers do: the first wins.
+ * `<base>`, and the robots `<meta>` of an HTML document with the tag scanner
+ * (src/extract/tag-scanner.ts: htmlparser2's tokenizer rules, only start tags reported, no DOM
+ * built). In an ASCII-compatible encoding the markup is read bytewise and only attribute
+ * values with non-ASCII bytes are decoded; other encodings (UTF-16, ISO-2022-*) are decoded
+ * whole first. A repeated attribute is ignored, as browsers do: the first wins.
  *
- * The tokenizer does not decode character references: it then skips text and attribute
- * values to the next `<` or quote with a plain scan (about a quarter less time per page,
- * docs/benchmarks.md), and only the few values that hold a `&` are decoded, with the rules of
+ * Character references are decoded only in the few values that hold a `&`, with the rules of
  * an attribute value (entities' decodeHTMLAttribute, the decoder htmlparser2 itself uses).
  */
-function collectHrefs(body: Uint8Array, charset: string): { hrefs: RawLink[]; base: string | undefined; robots: RobotsDirectives } {
+export function collectHrefs(body: Uint8Array, charset: string): CollectedHrefs {
   const bytewise = isAsciiCompatible(charset);
   const text = bytewise ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1') : decodeBytes(body, charset);
   const hrefs: RawLink[] = [];
@@ -79,68 +109,35 @@ function collectHrefs(body: Uint8Array, charset: string): { hrefs: RawLink[]; ba
   let robots = NO_DIRECTIVES;
   let tag = Tag.Other;
   let attrs: Record<string, string> = {};
-  let current: string | undefined;
-  let value = '';
 
-  const finishTag = (): void => {
-    if (tag === Tag.Link && attrs.href !== undefined) hrefs.push({ href: attrs.href, nofollow: /(^|\s)nofollow(\s|$)/i.test(attrs.rel ?? '') });
-    else if (tag === Tag.Frame && attrs.src !== undefined) hrefs.push({ href: attrs.src, nofollow: false });
-    else if (tag === Tag.Base && attrs.href !== undefined) base ??= attrs.href;
-    else if (tag === Tag.Meta && attrs.name?.trim().toLowerCase() === 'robots' && attrs.content !== undefined) {
-      const d = parseRobotsContent(attrs.content);
-      robots = { nofollow: robots.nofollow || d.nofollow, noindex: robots.noindex || d.noindex };
-    }
-    tag = Tag.Other;
-  };
-
-  const callbacks: TokenizerCallbacks = {
-    onopentagname(start, end) {
-      const len = end - start;
-      tag = Tag.Other;
-      current = undefined;
-      if (len === 1) {
-        if ((text.charCodeAt(start) | 0x20) === 0x61) tag = Tag.Link; // a
-      } else if (len >= 4 && len <= 6) {
-        const name = text.slice(start, end).toLowerCase();
-        if (name === 'area') tag = Tag.Link;
-        else if (name === 'base' && base === undefined) tag = Tag.Base;
-        else if (name === 'iframe' || name === 'frame') tag = Tag.Frame;
-        else if (name === 'meta') tag = Tag.Meta;
+  scanTags(text, {
+    openTag(start, end) {
+      tag = tagOf(text, start, end);
+      if (tag === Tag.Base && base !== undefined) tag = Tag.Other;
+      if (tag === Tag.Other) return false;
+      attrs = {};
+      return true;
+    },
+    attribute(nameStart, nameEnd, valueStart, valueEnd) {
+      let name: string | undefined;
+      for (const wanted of WANTED[tag]) {
+        if (nameIs(text, nameStart, nameEnd, wanted)) name = wanted;
       }
-      if (tag !== Tag.Other) attrs = {};
+      if (name === undefined || attrs[name] !== undefined) return;
+      let value = text.slice(valueStart, valueEnd);
+      if (bytewise && /[\x80-\xff]/.test(value)) value = decodeBytes(Buffer.from(value, 'latin1'), charset);
+      attrs[name] = value.includes('&') ? decodeHTMLAttribute(value) : value;
     },
-    onattribname(start, end) {
-      current = undefined;
-      if (tag === Tag.Other || end - start > 7) return;
-      const name = text.slice(start, end).toLowerCase();
-      if (WANTED[tag].includes(name) && attrs[name] === undefined) current = name;
-      value = '';
+    tagEnd() {
+      if (tag === Tag.Link && attrs.href !== undefined) hrefs.push({ href: attrs.href, nofollow: /(^|\s)nofollow(\s|$)/i.test(attrs.rel ?? '') });
+      else if (tag === Tag.Frame && attrs.src !== undefined) hrefs.push({ href: attrs.src, nofollow: false });
+      else if (tag === Tag.Base && attrs.href !== undefined) base ??= attrs.href;
+      else if (tag === Tag.Meta && attrs.name?.trim().toLowerCase() === 'robots' && attrs.content !== undefined) {
+        const d = parseRobotsContent(attrs.content);
+        robots = { nofollow: robots.nofollow || d.nofollow, noindex: robots.noindex || d.noindex };
+      }
     },
-    onattribdata(start, end) {
-      if (current === undefined) return;
-      const raw = text.slice(start, end);
-      value += bytewise && /[\x80-\xff]/.test(raw) ? decodeBytes(Buffer.from(raw, 'latin1'), charset) : raw;
-    },
-    onattribentity: NO_OP, // not called: entities are not decoded by the tokenizer
-    onattribend() {
-      if (current === undefined) return;
-      attrs[current] = value.includes('&') ? decodeHTMLAttribute(value) : value;
-      current = undefined;
-    },
-    onopentagend: finishTag,
-    onselfclosingtag: finishTag,
-    oncdata: NO_OP,
-    onclosetag: NO_OP,
-    oncomment: NO_OP,
-    ondeclaration: NO_OP,
-    onend: NO_OP,
-    onprocessinginstruction: NO_OP,
-    ontext: NO_OP,
-    ontextentity: NO_OP,
-  };
-  const tokenizer = new Tokenizer({ decodeEntities: false }, callbacks);
-  tokenizer.write(text);
-  tokenizer.end();
+  });
   return { hrefs, base, robots };
 }
 

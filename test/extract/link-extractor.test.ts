@@ -137,7 +137,7 @@ describe('extractLinks: character references and encodings', () => {
     assert.deepEqual(links('<a href="/q?x=1&copy=2">x</a>'), ['http://example.com/q?x=1&copy=2']);
   });
 
-  test('entities are decoded in the href only, after the tokenizer found where it ends', () => {
+  test('entities are decoded in the href only, after the scanner found where it ends', () => {
     // An encoded quote does not end the value; an encoded # starts the fragment (dropped).
     assert.deepEqual(links('<a href="/a&quot;b">x</a><a href="/c&#35;d">y</a><a href=\'/e&apos;f\'>z</a>'), [
       'http://example.com/a%22b',
