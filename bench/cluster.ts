@@ -231,7 +231,9 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   });
   const runDir = join(mounts?.export ?? local!, name);
   // Temporary files left on the mount: none may be, after a fault too (docs/protocol.md, "Faults of the mount").
-  const tempFilesLeft = fault === 'none' ? 0 : (await readdir(runDir, { recursive: true })).filter((p) => tempOwner(basename(p)) !== undefined).length;
+  const tempsLeft = fault === 'none' ? [] : (await readdir(runDir, { recursive: true })).filter((p) => tempOwner(basename(p)) !== undefined);
+  if (tempsLeft.length > 0) log(`N=${n}: temporary files left on the mount: ${tempsLeft.slice(0, 10).join(', ')}`);
+  const tempFilesLeft = tempsLeft.length;
   await rm(runDir, { recursive: true, force: true });
   const row: ClusterRow = {
     nodes: n,

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { link, readdir, rename, unlink } from 'node:fs/promises';
+import { link, readdir, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createExclusive } from '../store/exclusive-create.js';
 import { tempName, type Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
+import { removeTemp } from '../store/left-temps.js';
 import { mapLimit } from '../util/map-limit.js';
 import { bootId, isDeadLocalProcess } from './local-liveness.js';
 
@@ -169,10 +170,10 @@ export class Leases {
     }
     if (moved !== undefined && (moved.node !== expected.node || moved.token !== expected.token)) {
       await link(aside, path).catch(() => undefined); // restore a lease that was not the stale one
-      await unlink(aside).catch(() => undefined);
+      await removeTemp(aside);
       return false;
     }
-    await unlink(aside).catch(() => undefined);
+    await removeTemp(aside);
     return true;
   }
 
@@ -189,7 +190,7 @@ export class Leases {
     const current = await this.read(hostDir);
     if (current?.node !== this.#nodeId || current.token !== token) return;
     await this.#removeIfUnchanged(hostDir, current);
-    if (claim !== undefined) await unlink(claim).catch(() => undefined);
+    if (claim !== undefined) await removeTemp(claim);
   }
 
   /**

@@ -21,7 +21,7 @@ import { countDiscovery } from '../cluster/handoff-stats.js';
 import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
 import { DoneLeavers } from '../cluster/done-leavers.js';
 import { leaveDone } from './leave-done.js';
-import { removeLeftTemps } from '../store/atomic-write.js';
+import { removeLeftTemps } from '../store/left-temps.js';
 
 /** What a node's run came to. */
 export interface RunResult {

@@ -4,7 +4,7 @@ import type { Clock, Timer } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
-import { removeLeftTemps } from '../store/atomic-write.js';
+import { removeLeftTemps } from '../store/left-temps.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import type { HostState } from '../frontier/host-state.js';

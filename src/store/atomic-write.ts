@@ -1,6 +1,7 @@
-import { close, fsync, open, rename, unlink, write } from 'node:fs';
+import { close, fsync, open, rename, write } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { tempName } from './layout.js';
+import { rememberTemp, removeTemp } from './left-temps.js';
 
 /** Options of one atomic write. */
 export interface AtomicWriteOptions {
@@ -11,24 +12,6 @@ export interface AtomicWriteOptions {
 }
 
 let sequence = 0;
-/**
- * Temporary files of failed writes that could not be removed then (the mount was failing):
- * removeLeftTemps() tries again once the mount is back, so that a fault leaves no litter.
- */
-const leftTemps = new Set<string>();
-
-/** Removes the temporary files failed writes left behind; returns how many are still there. */
-export async function removeLeftTemps(): Promise<number> {
-  for (const tmp of [...leftTemps]) {
-    await new Promise<void>((resolve) =>
-      unlink(tmp, (err) => {
-        if (err === null || err.code === 'ENOENT') leftTemps.delete(tmp);
-        resolve();
-      }),
-    );
-  }
-  return leftTemps.size;
-}
 
 /**
  * Writes `data` to `path` whole or not at all (DESIGN invariant 1): the bytes go to a hidden
@@ -44,16 +27,12 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   const tmp = join(dirname(path), tempName(basename(path), options.nodeId, sequence++));
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   return new Promise((resolve, reject) => {
-    const fail = (err: Error): void =>
-      unlink(tmp, (unlinkErr) => {
-        if (unlinkErr !== null && unlinkErr.code !== 'ENOENT') leftTemps.add(tmp);
-        reject(err);
-      });
+    const fail = (err: Error): void => void removeTemp(tmp).then(() => reject(err));
     open(tmp, 'wx', 0o666, (openErr, fd) => {
       if (openErr) {
         // Over a network mount an open that failed with EIO may still have created the file
         // (the reply was lost): it is removed once the mount is back. EEXIST: not ours.
-        if (openErr.code !== 'EEXIST') leftTemps.add(tmp);
+        if (openErr.code !== 'EEXIST') rememberTemp(tmp);
         return reject(openErr);
       }
       const closeThenRename = (writeErr: Error | null): void => {

@@ -1,6 +1,7 @@
-import { link, unlink, writeFile } from 'node:fs/promises';
+import { link, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { tempName } from './layout.js';
+import { removeTemp } from './left-temps.js';
 
 let sequence = 0;
 
@@ -21,7 +22,9 @@ export async function createExclusive(path: string, data: string, nodeId: string
   try {
     await writeFile(tmp, data, { flag: 'wx' });
   } catch (err) {
-    await unlink(tmp).catch(() => undefined);
+    // A write that failed over a failing mount may have made the file all the same (a lost
+    // reply): removed now, or once the mount is back (removeLeftTemps). EEXIST: not ours.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await removeTemp(tmp);
     throw err;
   }
   try {
@@ -32,6 +35,6 @@ export async function createExclusive(path: string, data: string, nodeId: string
     if (code === 'EEXIST' || code === 'EPERM') return false;
     throw err;
   } finally {
-    await unlink(tmp).catch(() => undefined);
+    await removeTemp(tmp);
   }
 }

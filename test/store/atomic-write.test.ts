@@ -5,7 +5,8 @@ import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { removeLeftTemps, writeFileAtomic } from '../../src/store/atomic-write.js';
+import { writeFileAtomic } from '../../src/store/atomic-write.js';
+import { removeLeftTemps } from '../../src/store/left-temps.js';
 import { hookFs } from '../support/fs-hook.js';
 import { tempOwner } from '../../src/store/layout.js';
 
