@@ -64,7 +64,7 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
   hooks.onProgress?.(node);
   await recordRunEnd(layout, config.nodeId, result, { queued: node.stats.queued, leftOnDisk: node.stats.cut.frontierFull });
   // A supervised child leaves the data directory's totals (and the verdict on them) to its supervisor.
-  const held = hooks.onProgress === undefined ? await holdingsOf(layout) : undefined;
+  const held = hooks.onProgress === undefined ? await holdingsOf(layout, node.heldErrs) : undefined;
   if (held !== undefined) result = judgeOutcome(result, held);
   const seconds = (systemClock.monotonic() - started) / 1000;
   if (config.json) {

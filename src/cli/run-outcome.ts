@@ -1,6 +1,7 @@
 import { ExitCode } from '../errors.js';
 import { formatByCode, readHoldings, type Holdings } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
+import type { HostErrs } from '../frontier/errs-tally.js';
 import { writeRunState, type RunState } from '../store/run-state.js';
 
 /** How a run ended, before the data directory is looked at. */
@@ -44,7 +45,10 @@ export async function recordRunEnd(layout: Layout, nodeId: string, end: RunEnd, 
   await writeRunState(layout, state).catch(() => undefined);
 }
 
-/** Reads the data directory's holdings, or undefined when it cannot be read (a failed mount). */
-export async function holdingsOf(layout: Layout): Promise<Holdings | undefined> {
-  return readHoldings(layout).catch(() => undefined);
+/**
+ * Reads the data directory's holdings, or undefined when it cannot be read (a failed mount).
+ * `known`: the errs records of hosts the node held to the end (CrawlNode.heldErrs), not read again.
+ */
+export async function holdingsOf(layout: Layout, known?: ReadonlyMap<string, HostErrs>): Promise<Holdings | undefined> {
+  return readHoldings(layout, known).catch(() => undefined);
 }

@@ -86,6 +86,7 @@ export class Committer {
     // A kept body (--keep) is written before its links record, as html is: the record never points at nothing.
     if (c.file !== undefined) await store.writeFile(host.dir, key, c.file.ext, c.file.body);
     await store.writePage(host.dir, key, body, record);
+    host.pageRecorded(key);
     if (host.errsOf(key) !== undefined) await store.removeErrs(host.dir, key);
     host.markDone(key);
     recrawler?.committed(host, record, key);
@@ -125,6 +126,7 @@ export class Committer {
       revisit !== null ? revisit : failure.kind === 'transient' ? nextRetryDelay(attempts, config, failure.retryAfterMs) : undefined;
     const record = buildErrsRecord(target, failure, previous, { nodeId: config.nodeId, nowMs: clock.now(), retryInMs: retryIn });
     await store.writeErrs(host.dir, target.key, record);
+    host.errsRecorded(target.key, record);
     stats.countError(failure.code, record.final);
     if (failure.retryAfterMs !== undefined) {
       host.politeness.pauseUntil(clock.monotonic() + Math.min(failure.retryAfterMs, config.retryMaxMs));

@@ -22,6 +22,7 @@ import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../clus
 import { DoneLeavers } from '../cluster/done-leavers.js';
 import { leaveDone } from './leave-done.js';
 import { removeLeftTemps } from '../store/left-temps.js';
+import type { HostErrs } from '../frontier/errs-tally.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -73,6 +74,7 @@ export class CrawlNode {
   #needFullReseed = false;
   /** Monotonic time the last reseed began (--watch reseeds while visits wait). */
   #lastReseed = -Infinity;
+  #heldErrs: ReadonlyMap<string, HostErrs> | undefined;
   /** Monotonic time the last reseed looked at every owned directory (#reseedScope). */
   #lastOwnSweep = -Infinity;
   #wake: (() => void) | undefined;
@@ -439,6 +441,25 @@ export class CrawlNode {
     return undefined;
   }
 
+  /**
+   * The errs records of the hosts this node held to the end, by host, as it knows them
+   * (HostState.errsOnDisk): the end summary counts these instead of reading every record
+   * again. Undefined after run() when it knows none for sure (URL partitioning: other nodes
+   * write into the same hosts; or it was fenced).
+   */
+  get heldErrs(): ReadonlyMap<string, HostErrs> | undefined {
+    return this.#heldErrs;
+  }
+
+  #errsOfHostsHeld(p: Parts): ReadonlyMap<string, HostErrs> | undefined {
+    if (this.#ownership.partition !== 'host' || this.#fenced()) return undefined;
+    const held = new Map<string, HostErrs>();
+    for (const host of p.frontier.hosts.values()) {
+      if (host.phase === 'ready' && !host.leaseLost) held.set(host.dir, host.errsOnDisk());
+    }
+    return held;
+  }
+
   /** `complete`: the crawl ended by the rule (docs/protocol.md, "The end"): the node may leave done. */
   async #shutdown(p: Parts, complete: boolean): Promise<void> {
     this.stats.state = 'stopping';
@@ -447,6 +468,7 @@ export class CrawlNode {
     p.requests.abort();
     await p.requests.drain(2_000);
     await p.recrawler?.flushAll().catch(() => undefined);
+    this.#heldErrs = this.#errsOfHostsHeld(p);
     await this.#heartbeat!.close();
     p.frontier.close();
     await this.#warc?.close().catch((err) => this.#log.warn(`warc: the last file was not closed (the next run closes it): ${describeError(err)}`));

@@ -151,6 +151,7 @@ export class HostKeeper {
     const listing = await store.listHost(host.dir, (id) => exclusive || (id !== config.nodeId && membership.isGone(id)));
     if (host.phase !== 'loading') return; // let go meanwhile
     if (listing.removedTemps > 0) log.info('removed stale temp files', { host: host.dir, count: listing.removedTemps });
+    for (const [key, rec] of listing.errs) if (!listing.linksKeys.has(key)) host.errsRecorded(key, rec);
     // A borrowed host (docs/protocol.md, "Lending hosts"): its lender sent on every link of
     // its records when it wrote them, and the host's queue came with the lend; the reseeds
     // need not read those records again (a full reseed, after a node is lost, still does).
@@ -337,6 +338,7 @@ export class HostKeeper {
       const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
       const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
       await store.writeErrs(host.dir, item.key, record);
+      host.errsRecorded(item.key, record);
       stats.countError(failure.code, record.final);
     }
   }

@@ -53,8 +53,8 @@ export class Frontier {
   }
 
   /** Queues an admitted URL (claiming it) and schedules its host. */
-  enqueue(host: HostState, item: QueueItem): void {
-    host.push(item);
+  enqueue(host: HostState, item: QueueItem, first = false): void {
+    host.push(item, first);
     this.#queued++;
     if (host.phase === 'ready') this.schedule(host);
   }

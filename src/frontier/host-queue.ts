@@ -20,9 +20,10 @@ export class HostQueue {
     return this.#heap.length;
   }
 
-  push(item: QueueItem): void {
+  /** Queues `item`; `first`: ahead of every item not pushed `first` (a URL that will not be fetched). */
+  push(item: QueueItem, first = false): void {
     const heap = this.#heap;
-    heap.push({ item, rank: item.priority ?? defaultPriority(item.depth), seq: this.#seq++ });
+    heap.push({ item, rank: first ? Infinity : (item.priority ?? defaultPriority(item.depth)), seq: this.#seq++ });
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;

@@ -2,6 +2,7 @@ import type { Timer } from '../config/clock.js';
 import type { RobotsRules } from '../fetch/robots.js';
 import type { ErrsRecord } from '../store/records.js';
 import { KeySet } from '../url/key-set.js';
+import { ErrsTally, type HostErrs } from './errs-tally.js';
 import { HostQueue } from './host-queue.js';
 import { Politeness, type PolitenessRules } from './politeness.js';
 
@@ -49,6 +50,8 @@ export class HostState {
   readonly #shapes = new Map<string, number>();
   /** Errs records that are not final, by key: attempts so far. */
   readonly #errs = new Map<string, ErrsRecord>();
+  /** Every errs record of the host on disk, as far as this node knows (for the end summary). */
+  readonly #errsOnDisk = new ErrsTally();
   #phase: HostPhase = 'acquiring';
   #fetched = 0;
   #origin: string | undefined;
@@ -155,16 +158,35 @@ export class HostState {
     this.#errs.set(key, record);
   }
 
+  /** An errs record of `key` is on disk: written by this node, or read from the listing. */
+  errsRecorded(key: string, record: ErrsRecord): void {
+    this.#errsOnDisk.errs(key, record);
+  }
+
+  /** A links record of `key` is on disk (its errs record, if any, no longer counts). */
+  pageRecorded(key: string): void {
+    this.#errsOnDisk.page(key);
+  }
+
+  /**
+   * The host's errs records as this node knows them: exact while it has held the lease since
+   * the host's listing was read (the only writer meanwhile), so only for a host `ready` and
+   * not lost.
+   */
+  errsOnDisk(): HostErrs {
+    return this.#errsOnDisk.count();
+  }
+
   // ---- the queue and the retries ----------------------------------------------------------
 
   get queued(): number {
     return this.#queue.length;
   }
 
-  /** Queues an item and claims its key. */
-  push(item: QueueItem): void {
+  /** Queues an item and claims its key; `first`: ahead of the others (HostQueue.push). */
+  push(item: QueueItem, first = false): void {
     this.#claimed.add(item.key);
-    this.#queue.push(item);
+    this.#queue.push(item, first);
   }
 
   shift(): QueueItem | undefined {

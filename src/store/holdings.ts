@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import type { Layout } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
 import { asErrsRecord, type ErrsRecord } from './records.js';
+import type { HostErrs } from '../frontier/errs-tally.js';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
 
@@ -40,9 +41,11 @@ export async function names(dir: string): Promise<string[]> {
 /**
  * Counts the records of a data directory: pages (links records), html files, errs records
  * of URLs without a links record (by code, final or not, and when the next retry is due), per
- * host. Lists every host directory and reads every errs record; links records are not read.
+ * host. Lists every host directory and reads every errs record, except those of the hosts in
+ * `known` (what a node that held them to the end knows of them: the end of a crawl); links
+ * records are not read.
  */
-export async function readHoldings(layout: Layout): Promise<Holdings> {
+export async function readHoldings(layout: Layout, known: ReadonlyMap<string, HostErrs> = new Map()): Promise<Holdings> {
   const hostNames = new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))]);
   const byCode: Record<string, number> = {};
   let finalErrors = 0;
@@ -54,16 +57,23 @@ export async function readHoldings(layout: Layout): Promise<Holdings> {
   // Hosts and each host's three listings at once: over a network mount every listing is a few
   // round trips, and this runs at the end of every crawl (its summary) and in `status`.
   await mapLimit([...hostNames].sort(), 16, async (host) => {
+    const tally = known.get(host);
     const [linkNames, htmlNames, errNames] = await Promise.all([
       names(layout.hostDir('links', host)),
       names(layout.hostDir('html', host)),
-      names(layout.hostDir('errs', host)),
+      tally === undefined ? names(layout.hostDir('errs', host)) : [],
     ]);
     const links = linkNames.filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
     const html = htmlNames.filter((n) => n.endsWith('.html'));
-    const done = new Set(links.map((n) => n.slice(0, -5)));
-    let errors = 0;
-    let retrying = 0;
+    const done = new Set(tally === undefined ? links.map((n) => n.slice(0, -5)) : []);
+    let errors = tally?.errors ?? 0;
+    let retrying = tally?.retrying ?? 0;
+    if (tally !== undefined) {
+      for (const [code, n] of Object.entries(tally.byCode)) byCode[code] = (byCode[code] ?? 0) + n;
+      finalErrors += tally.errors - tally.retrying;
+      nextMs = Math.min(nextMs, tally.nextMs);
+      sampleError ??= tally.sample;
+    }
     await mapLimit(errNames, 16, async (name) => {
       if (!name.endsWith('.json') || done.has(name.slice(0, -5))) return;
       try {

@@ -28,4 +28,15 @@ describe('HostQueue', () => {
     while (q.length > 0) shifted.push(q.shift()!.url);
     assert.deepEqual(shifted, expected);
   });
+
+  test('items pushed first go ahead of any priority, in the order they came', () => {
+    const q = new HostQueue();
+    q.push(item('root', 0));
+    q.push(item('skip-1', 3), true);
+    q.push(item('urgent', 1, 1e9));
+    q.push(item('skip-2', 1), true);
+    const out: string[] = [];
+    while (q.length > 0) out.push(q.shift()!.url);
+    assert.deepEqual(out, ['skip-1', 'skip-2', 'urgent', 'root']);
+  });
 });

@@ -85,7 +85,11 @@ export class Admission {
     if (!this.#passesHostRules(c, host)) return 'known';
     if (!frontier.hasRoom()) return 'full';
     host.countShape(urlShape(url));
-    frontier.enqueue(host, { url, key: c.key, depth, ...(priority === undefined ? {} : { priority }) });
+    // A URL robots.txt disallows is not fetched, only recorded (ROBOTS_DISALLOWED): it goes
+    // first, so that its record is written as it is found, not all of them after the last
+    // page (breadth first, they are a level deeper than the page that links to them).
+    const disallowed = host.robots !== undefined && !host.robots.isAllowed(url);
+    frontier.enqueue(host, { url, key: c.key, depth, ...(priority === undefined ? {} : { priority }) }, disallowed);
     return 'queued';
   }
 

@@ -30,6 +30,20 @@ describe('Admission.offer: links and seeds', () => {
     assert.equal(stats.cut.hostBudget, 1);
   });
 
+  test('a URL robots.txt disallows is queued ahead of the rest (it is only recorded, not fetched)', () => {
+    const { admission, ready } = frontierRig();
+    admission.offer(`http://${A}/1`, A, 1);
+    const host = ready(A);
+    host.robotsKnown({ isAllowed: (u) => !u.includes('/private'), crawlDelaySeconds: undefined, source: 'none' });
+    admission.offer(`http://${A}/2`, A, 1);
+    admission.offer(`http://${A}/private/x`, A, 2);
+    admission.offer(`http://${A}/0`, A, 0);
+    const order: string[] = [];
+    for (let it = host.shift(); it !== undefined; it = host.shift()) order.push(new URL(it.url).pathname);
+    // (The rig's runner may have started the others already; what is queued comes in this order.)
+    assert.deepEqual(order.slice(0, 2), ['/private/x', '/0'], 'ahead of a shallower URL queued after it');
+  });
+
   test("a full frontier answers 'full' (the URL stays on disk) and counts it", () => {
     const { admission, frontier, stats } = frontierRig({ frontierCap: 2 });
     admission.offer(`http://${A}/1`, A, 1);

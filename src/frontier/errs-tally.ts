@@ -1,0 +1,55 @@
+import type { ErrsRecord } from '../store/records.js';
+
+/** What the errs records of one host come to, counted as readHoldings counts them (src/store/holdings.ts). */
+export interface HostErrs {
+  /** Errs records of keys without a links record. */
+  readonly errors: number;
+  /** Of those, not final: a later attempt tries the URL again. */
+  readonly retrying: number;
+  readonly byCode: Readonly<Record<string, number>>;
+  /** The earliest `nextAttemptAt` of the records not final, epoch ms (Infinity: none). */
+  readonly nextMs: number;
+  /** One of the records, for a line that says why nothing was fetched. */
+  readonly sample: Pick<ErrsRecord, 'url' | 'code' | 'message'> | null;
+}
+
+type Entry = Pick<ErrsRecord, 'url' | 'code' | 'message' | 'final' | 'nextAttemptAt'>;
+
+/**
+ * The errs records of one host as the node that holds its lease knows them: read from the
+ * host's listing when it was taken, then kept up to date with every record this node writes
+ * (the only writer of the host while it holds the lease, docs/protocol.md). A key whose links
+ * record is written leaves the tally, as readHoldings leaves out errs records of keys with a
+ * links record. The end of a run counts these instead of reading every errs record again.
+ */
+export class ErrsTally {
+  readonly #entries = new Map<string, Entry>();
+
+  /** An errs record of `key` was written, or read from the listing. */
+  errs(key: string, record: ErrsRecord): void {
+    const { url, code, message, final, nextAttemptAt } = record;
+    this.#entries.set(key, { url, code, message, final, nextAttemptAt });
+  }
+
+  /** A links record of `key` was written, or is in the listing. */
+  page(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  /** What the host's errs records come to now. */
+  count(): HostErrs {
+    const byCode: Record<string, number> = {};
+    let retrying = 0;
+    let nextMs = Infinity;
+    let sample: HostErrs['sample'] = null;
+    for (const e of this.#entries.values()) {
+      byCode[e.code] = (byCode[e.code] ?? 0) + 1;
+      sample ??= { url: e.url, code: e.code, message: e.message };
+      if (e.final) continue;
+      retrying++;
+      const at = e.nextAttemptAt === null ? NaN : Date.parse(e.nextAttemptAt);
+      if (Number.isFinite(at)) nextMs = Math.min(nextMs, at);
+    }
+    return { errors: this.#entries.size, retrying, byCode, nextMs, sample };
+  }
+}

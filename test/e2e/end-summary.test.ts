@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { readHoldings, type Holdings } from '../../src/store/holdings.js';
+import { Layout } from '../../src/store/layout.js';
+import { FAST, jsonSummary, runCli, tempDir } from '../support/cli.js';
+import { pageRoute, startRoutedSite, type Route } from '../support/routed-site.js';
+
+const status =
+  (code: number): Route =>
+  (_req, res) => {
+    res.statusCode = code;
+    res.end();
+  };
+
+const robots: Route = (_req, res) => {
+  res.setHeader('content-type', 'text/plain');
+  res.end('User-agent: *\nDisallow: /private/\n');
+};
+
+// The end summary counts the errs records of the hosts the node held to the end from memory
+// (CrawlNode.heldErrs) and reads only the others: it must say what a full read says.
+describe('the end summary counts errs records as a full read of the data directory does', { timeout: 60_000 }, () => {
+  test('final, retrying and robots-disallowed records; a first run and a rerun', async () => {
+    const links = ['/a', '/gone', '/private/x', '/private/y', '/busy', '/fixed'];
+    let fixedCalls = 0;
+    const fixed: Route = (req, res, ctx) => {
+      // Fails once, then succeeds: its errs record is replaced by a links record.
+      if (fixedCalls++ === 0) return status(503)(req, res, ctx);
+      return pageRoute([])(req, res, ctx);
+    };
+    const host = { '/': pageRoute(links), '/a': pageRoute(['/gone-too']), '/gone': status(404), '/gone-too': status(410), '/busy': status(503), '/fixed': fixed, '/robots.txt': robots };
+    const site = await startRoutedSite([host, { '/': pageRoute(['/missing']), '/missing': status(404), '/robots.txt': robots }]);
+    const data = await tempDir();
+    try {
+      const args = ['crawl', site.url(0, '/'), site.url(1, '/'), '--data', data.path, '--json', '--max-attempts', '2', ...FAST];
+      const expectSame = async (what: string, run: Awaited<ReturnType<typeof runCli>>): Promise<Holdings> => {
+        assert.equal(run.code, 0, run.stderr);
+        const summary = jsonSummary<{ dataDirectory: { pages: number; errors: Holdings['errors'] } }>(run);
+        const full = await readHoldings(new Layout(data.path));
+        assert.deepEqual(summary.dataDirectory, { pages: full.pages, errors: full.errors }, what);
+        return full;
+      };
+      const first = await expectSame('first run', await runCli(args));
+      assert.equal(first.pages, 4, 'two home pages, /a and /fixed');
+      assert.deepEqual(first.errors.byCode, { HTTP_404: 2, HTTP_410: 1, HTTP_503: 1, ROBOTS_DISALLOWED: 2 });
+      // A rerun takes the hosts again: what it counts comes from their listings.
+      await expectSame('rerun', await runCli(args));
+    } finally {
+      await site.close();
+      await data.cleanup();
+    }
+  });
+});
