@@ -16,6 +16,8 @@ import { holdingsLine, holdingsOf, judgeOutcome, recordRunEnd } from './run-outc
 /** Hooks a child of --processes gets: where to send progress instead of drawing it. */
 export interface CrawlHooks {
   readonly onProgress?: (node: CrawlNode) => void;
+  /** After the run, before the process ends: what the node knows of the hosts it held (CrawlNode.heldErrs). */
+  readonly onEnd?: (node: CrawlNode) => Promise<void>;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
     process.off('SIGTERM', onSignal);
   }
   hooks.onProgress?.(node);
+  await hooks.onEnd?.(node);
   await recordRunEnd(layout, config.nodeId, result, { queued: node.stats.queued, leftOnDisk: node.stats.cut.frontierFull });
   // A supervised child leaves the data directory's totals (and the verdict on them) to its supervisor.
   const held = hooks.onProgress === undefined ? await holdingsOf(layout, node.heldErrs) : undefined;

@@ -6,7 +6,7 @@ import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type 
 import { runCrawl } from './crawl-command.js';
 import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
-import { SUPERVISED_ENV, runSupervisor, type ChildMessage } from './supervisor.js';
+import { SUPERVISED_ENV, heldErrsMessage, runSupervisor, type ChildMessage } from './supervisor.js';
 import type { CrawlNode } from '../crawl/crawl-node.js';
 import { onlyWhenChanged } from '../progress/host-tally.js';
 import { refuseOptionLikeValues } from './option-like-values.js';
@@ -56,7 +56,19 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       crawling = node;
       toSupervisor(node);
     };
-    result.code = await runCrawl(supervised ? { ...config, startPeers: siblings - 1 } : config, supervised ? { onProgress } : {}, userHooks);
+    // At its end a child tells the supervisor what it held, so that the summary need not read it again.
+    const onEnd = (node: CrawlNode): Promise<void> => {
+      const held = node.heldErrs;
+      if (held === undefined) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        try {
+          process.send!(heldErrsMessage(held), undefined, {}, () => resolve());
+        } catch {
+          resolve(); // the supervisor is gone: it reads the data directory, or nobody does
+        }
+      });
+    };
+    result.code = await runCrawl(supervised ? { ...config, startPeers: siblings - 1 } : config, supervised ? { onProgress, onEnd } : {}, userHooks);
   });
 
   program

@@ -14,17 +14,51 @@ import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { FatalError } from '../errors.js';
 import { politenessStartLine } from '../progress/politeness-notes.js';
 import { holdingsLine, holdingsOf, judgeOutcome } from './run-outcome.js';
+import type { HostErrs } from '../frontier/errs-tally.js';
 import { backoffMs } from '../frontier/retry-policy.js';
 
 /** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
 export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
 
 /** What a supervised child sends its parent. */
-export interface ChildMessage {
-  readonly type: 'progress';
-  readonly snapshot: Snapshot;
-  /** The hosts the node owns, when they changed since its last message (src/progress/host-tally.ts). */
-  readonly hosts?: readonly string[];
+export type ChildMessage =
+  | {
+      readonly type: 'progress';
+      readonly snapshot: Snapshot;
+      /** The hosts the node owns, when they changed since its last message (src/progress/host-tally.ts). */
+      readonly hosts?: readonly string[];
+    }
+  | {
+      /** At its end: the errs records of the hosts it held to the end (CrawlNode.heldErrs), for the summary. */
+      readonly type: 'held-errs';
+      readonly held: readonly (readonly [string, WireHostErrs])[];
+    };
+
+/** HostErrs through the IPC channel's JSON: no Infinity. */
+type WireHostErrs = Omit<HostErrs, 'nextMs'> & { readonly nextMs: number | null };
+
+/** A child's held-errs message for `held` (CrawlNode.heldErrs). */
+export function heldErrsMessage(held: ReadonlyMap<string, HostErrs>): ChildMessage {
+  return { type: 'held-errs', held: [...held].map(([host, e]) => [host, { ...e, nextMs: Number.isFinite(e.nextMs) ? e.nextMs : null }] as const) };
+}
+
+/**
+ * The errs records the children held to the end, for the summary (readHoldings' `known`):
+ * only when every child ended complete and said what it held, and never a host two of them
+ * name (one of them held it last, but which one is not known here).
+ */
+function knownErrs(reports: readonly (ChildMessage & { type: 'held-errs' })[] | undefined): Map<string, HostErrs> | undefined {
+  if (reports === undefined) return undefined;
+  const known = new Map<string, HostErrs>();
+  const twice = new Set<string>();
+  for (const r of reports) {
+    for (const [host, e] of r.held) {
+      if (known.has(host)) twice.add(host);
+      known.set(host, { ...e, nextMs: e.nextMs ?? Infinity });
+    }
+  }
+  for (const host of twice) known.delete(host);
+  return known;
 }
 
 const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
@@ -59,6 +93,8 @@ interface Slot {
   readonly index: number;
   child: ChildProcess | undefined;
   snapshot: Snapshot | undefined;
+  /** What the child said it held at its end (cleared when a child starts). */
+  heldErrs: (ChildMessage & { type: 'held-errs' }) | undefined;
   crashes: number;
   exitCode: number | undefined;
   restartTimer: NodeJS.Timeout | undefined;
@@ -87,6 +123,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     index,
     child: undefined,
     snapshot: undefined,
+    heldErrs: undefined,
     crashes: 0,
     exitCode: undefined,
     restartTimer: undefined,
@@ -123,6 +160,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     });
     slot.child = child;
     slot.exitCode = undefined;
+    slot.heldErrs = undefined;
     let partial = '';
     child.stderr!.on('data', (d: Buffer) => {
       const lines = (partial + d.toString()).split('\n');
@@ -130,6 +168,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
       for (const line of lines) if (line !== '') logger.forward(`[${slot.index + 1}] ${line}`);
     });
     child.on('message', (m: ChildMessage) => {
+      if (m?.type === 'held-errs') slot.heldErrs = m;
       if (m?.type !== 'progress') return;
       const wasIdle = slot.snapshot?.state === 'idle';
       slot.snapshot = { ...m.snapshot, label: `node ${slot.index + 1}` };
@@ -195,7 +234,9 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   const codes = slots.map((s) => s.exitCode ?? ExitCode.INTERNAL);
   // Totals of the data directory count each host and each failed URL once, however many
   // nodes held the host or tried the URL (the per-node counters overlap).
-  const held = await holdingsOf(layout);
+  const reports = slots.map((s) => s.heldErrs);
+  const complete = stopping === undefined && codes.every((c) => c === ExitCode.OK) && reports.every((r) => r !== undefined);
+  const held = await holdingsOf(layout, knownErrs(complete ? (reports as (ChildMessage & { type: 'held-errs' })[]) : undefined));
   const lines = [`all ${processes} nodes ended: ${total.pages} pages in ${seconds} s; exit codes ${codes.join(', ')}`];
   if (held !== undefined) {
     lines.push(holdingsLine(held));

@@ -114,8 +114,8 @@ export async function readHoldings(layout: Layout, known: ReadonlyMap<string, Ho
   };
 }
 
-/** `CODE n, CODE n` by count, or `none`. */
+/** `CODE n, CODE n` by count (then by code, so that the line does not depend on the order of reading), or `none`. */
 export function formatByCode(byCode: Record<string, number>): string {
-  const codes = Object.entries(byCode).sort((a, b) => b[1] - a[1]);
+  const codes = Object.entries(byCode).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return codes.length === 0 ? 'none' : codes.map(([c, n]) => `${c} ${n}`).join(', ');
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { holdingsLine } from '../../src/cli/run-outcome.js';
 import { readHoldings, type Holdings } from '../../src/store/holdings.js';
 import { Layout } from '../../src/store/layout.js';
 import { FAST, jsonSummary, runCli, tempDir } from '../support/cli.js';
@@ -45,6 +46,24 @@ describe('the end summary counts errs records as a full read of the data directo
       assert.deepEqual(first.errors.byCode, { HTTP_404: 2, HTTP_410: 1, HTTP_503: 1, ROBOTS_DISALLOWED: 2 });
       // A rerun takes the hosts again: what it counts comes from their listings.
       await expectSame('rerun', await runCli(args));
+    } finally {
+      await site.close();
+      await data.cleanup();
+    }
+  });
+
+  test('under --processes 2 the supervisor counts what its children held, and says what a full read says', async () => {
+    const host = (i: number) => ({ '/': pageRoute(['/a', `/gone-${i}`, '/private/x', '/busy']), '/a': pageRoute([]), [`/gone-${i}`]: status(404), '/busy': status(503), '/robots.txt': robots });
+    const site = await startRoutedSite([host(0), host(1), host(2), host(3)]);
+    const data = await tempDir();
+    try {
+      const seeds = [0, 1, 2, 3].map((i) => site.url(i, '/'));
+      const run = await runCli(['crawl', ...seeds, '--data', data.path, '--processes', '2', '--max-attempts', '2', ...FAST]);
+      assert.equal(run.code, 0, run.stderr);
+      const full = await readHoldings(new Layout(data.path));
+      assert.equal(full.pages, 8);
+      assert.deepEqual(full.errors.byCode, { HTTP_404: 4, HTTP_503: 4, ROBOTS_DISALLOWED: 4 });
+      assert.ok(run.stderr.split('\n').includes(`mountcrawl: ${holdingsLine(full)}`), `${holdingsLine(full)}\n${run.stderr}`);
     } finally {
       await site.close();
       await data.cleanup();
