@@ -1,7 +1,7 @@
 import { ExitCode } from '../errors.js';
 import { formatByCode, readHoldings, type Holdings } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
-import type { HostErrs } from '../frontier/errs-tally.js';
+import type { HostErrs } from '../store/errs-tally.js';
 import { writeRunState, type RunState } from '../store/run-state.js';
 
 /** How a run ended, before the data directory is looked at. */

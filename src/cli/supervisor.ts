@@ -14,7 +14,7 @@ import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { FatalError } from '../errors.js';
 import { politenessStartLine } from '../progress/politeness-notes.js';
 import { holdingsLine, holdingsOf, judgeOutcome } from './run-outcome.js';
-import type { HostErrs } from '../frontier/errs-tally.js';
+import type { HostErrs } from '../store/errs-tally.js';
 import { backoffMs } from '../frontier/retry-policy.js';
 
 /** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
@@ -34,6 +34,8 @@ export type ChildMessage =
       readonly held: readonly (readonly [string, WireHostErrs])[];
     };
 
+type HeldErrsMessage = Extract<ChildMessage, { type: 'held-errs' }>;
+
 /** HostErrs through the IPC channel's JSON: no Infinity. */
 type WireHostErrs = Omit<HostErrs, 'nextMs'> & { readonly nextMs: number | null };
 
@@ -43,12 +45,11 @@ export function heldErrsMessage(held: ReadonlyMap<string, HostErrs>): ChildMessa
 }
 
 /**
- * The errs records the children held to the end, for the summary (readHoldings' `known`):
- * only when every child ended complete and said what it held, and never a host two of them
- * name (one of them held it last, but which one is not known here).
+ * The errs records the children held to the end, for the summary (readHoldings' `known`; the
+ * caller uses them only when every child ended complete and said what it held), without a
+ * host two of them name (one of them held it last, but which one is not known here).
  */
-function knownErrs(reports: readonly (ChildMessage & { type: 'held-errs' })[] | undefined): Map<string, HostErrs> | undefined {
-  if (reports === undefined) return undefined;
+function knownErrs(reports: readonly HeldErrsMessage[]): Map<string, HostErrs> {
   const known = new Map<string, HostErrs>();
   const twice = new Set<string>();
   for (const r of reports) {
@@ -94,7 +95,7 @@ interface Slot {
   child: ChildProcess | undefined;
   snapshot: Snapshot | undefined;
   /** What the child said it held at its end (cleared when a child starts). */
-  heldErrs: (ChildMessage & { type: 'held-errs' }) | undefined;
+  heldErrs: HeldErrsMessage | undefined;
   crashes: number;
   exitCode: number | undefined;
   restartTimer: NodeJS.Timeout | undefined;
@@ -234,9 +235,9 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   const codes = slots.map((s) => s.exitCode ?? ExitCode.INTERNAL);
   // Totals of the data directory count each host and each failed URL once, however many
   // nodes held the host or tried the URL (the per-node counters overlap).
-  const reports = slots.map((s) => s.heldErrs);
-  const complete = stopping === undefined && codes.every((c) => c === ExitCode.OK) && reports.every((r) => r !== undefined);
-  const held = await holdingsOf(layout, knownErrs(complete ? (reports as (ChildMessage & { type: 'held-errs' })[]) : undefined));
+  const reports = slots.flatMap((s) => (s.heldErrs === undefined ? [] : [s.heldErrs]));
+  const complete = stopping === undefined && codes.every((c) => c === ExitCode.OK) && reports.length === slots.length;
+  const held = await holdingsOf(layout, complete ? knownErrs(reports) : undefined);
   const lines = [`all ${processes} nodes ended: ${total.pages} pages in ${seconds} s; exit codes ${codes.join(', ')}`];
   if (held !== undefined) {
     lines.push(holdingsLine(held));

@@ -22,7 +22,7 @@ import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../clus
 import { DoneLeavers } from '../cluster/done-leavers.js';
 import { leaveDone } from './leave-done.js';
 import { removeLeftTemps } from '../store/left-temps.js';
-import type { HostErrs } from '../frontier/errs-tally.js';
+import type { HostErrs } from '../store/errs-tally.js';
 
 /** What a node's run came to. */
 export interface RunResult {

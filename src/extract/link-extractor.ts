@@ -3,7 +3,7 @@ import { fastBaseOf } from '../url/fast-resolve.js';
 import { normalizeLink, type NormalizeOptions } from '../url/normalize.js';
 import { decodeBytes, isAsciiCompatible, sniffCharset } from './charset.js';
 import { NO_DIRECTIVES, parseRobotsContent, type RobotsDirectives } from './meta-robots.js';
-import { scanTags } from './tag-scanner.js';
+import { nameIs, scanTags } from './tag-scanner.js';
 
 /** What the extractor found in one page. */
 export interface ExtractedLinks {
@@ -62,13 +62,6 @@ export interface CollectedHrefs {
   /** The href of the first `<base>` that has one. */
   readonly base: string | undefined;
   readonly robots: RobotsDirectives;
-}
-
-/** Whether `text.slice(start, end)` is `name` (lowercase ASCII) in any case. */
-function nameIs(text: string, start: number, end: number, name: string): boolean {
-  if (end - start !== name.length) return false;
-  for (let k = 0; k < name.length; k++) if ((text.charCodeAt(start + k) | 0x20) !== name.charCodeAt(k)) return false;
-  return true;
 }
 
 /** The tag kind of the name `text.slice(start, end)`. */

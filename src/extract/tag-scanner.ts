@@ -60,9 +60,10 @@ function isAsciiAlpha(c: number): boolean {
   return lower >= 0x61 && lower <= 0x7a;
 }
 
-/** Whether `text.slice(at, at + rest.length)` is `rest` (lowercase ASCII letters) in any case. */
-function restIs(text: string, at: number, rest: string): boolean {
-  for (let k = 0; k < rest.length; k++) if ((text.charCodeAt(at + k) | 0x20) !== rest.charCodeAt(k)) return false;
+/** Whether `text.slice(start, end)` is `name` (lowercase ASCII letters) in any case: for tag and attribute names. */
+export function nameIs(text: string, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false;
+  for (let k = 0; k < name.length; k++) if ((text.charCodeAt(start + k) | 0x20) !== name.charCodeAt(k)) return false;
   return true;
 }
 
@@ -71,17 +72,16 @@ function restIs(text: string, at: number, rest: string): boolean {
  * tokenizer decides it from the first two letters and the length, or undefined for other tags.
  */
 function rawTextEndOf(text: string, start: number, end: number): string | undefined {
-  const length = end - start;
   const first = text.charCodeAt(start) | 0x20;
   if (first === 0x73) {
     // s
-    if (length === 6 && restIs(text, start + 1, 'cript')) return '</script';
-    if (length === 5 && restIs(text, start + 1, 'tyle')) return '</style';
+    if (nameIs(text, start + 1, end, 'cript')) return '</script';
+    if (nameIs(text, start + 1, end, 'tyle')) return '</style';
   } else if (first === 0x74 || first === 0x78) {
     // t or x: the tokenizer does not look back at which one it was
-    if (length === 5 && restIs(text, start + 1, 'itle')) return '</title';
-    if (length === 8 && restIs(text, start + 1, 'extarea')) return '</textarea';
-    if (length === 3 && restIs(text, start + 1, 'mp')) return '</xmp';
+    if (nameIs(text, start + 1, end, 'itle')) return '</title';
+    if (nameIs(text, start + 1, end, 'extarea')) return '</textarea';
+    if (nameIs(text, start + 1, end, 'mp')) return '</xmp';
   }
   return undefined;
 }
@@ -120,9 +120,9 @@ function skipRawText(text: string, i: number, endTag: string): number {
 /** Where the text resumes after `<!` at `lt`, or -1 if the document ends first. */
 function skipDeclaration(text: string, lt: number): number {
   const n = text.length;
+  if (lt + 2 >= n) return -1;
   const c = text.charCodeAt(lt + 2);
   let gtFrom: number;
-  if (lt + 2 >= n) return -1;
   if (c === 0x2d) {
     // <!- : a comment if another dash follows; a declaration from the character after otherwise
     if (lt + 3 >= n) return -1;

@@ -2,7 +2,7 @@ import type { Timer } from '../config/clock.js';
 import type { RobotsRules } from '../fetch/robots.js';
 import type { ErrsRecord } from '../store/records.js';
 import { KeySet } from '../url/key-set.js';
-import { ErrsTally, type HostErrs } from './errs-tally.js';
+import { ErrsTally, type HostErrs } from '../store/errs-tally.js';
 import { HostQueue } from './host-queue.js';
 import { Politeness, type PolitenessRules } from './politeness.js';
 

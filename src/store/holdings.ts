@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import type { Layout } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
 import { asErrsRecord, type ErrsRecord } from './records.js';
-import type { HostErrs } from '../frontier/errs-tally.js';
+import { ErrsTally, type HostErrs } from './errs-tally.js';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
 
@@ -65,33 +65,12 @@ export async function readHoldings(layout: Layout, known: ReadonlyMap<string, Ho
     ]);
     const links = linkNames.filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
     const html = htmlNames.filter((n) => n.endsWith('.html'));
-    const done = new Set(tally === undefined ? links.map((n) => n.slice(0, -5)) : []);
-    let errors = tally?.errors ?? 0;
-    let retrying = tally?.retrying ?? 0;
-    if (tally !== undefined) {
-      for (const [code, n] of Object.entries(tally.byCode)) byCode[code] = (byCode[code] ?? 0) + n;
-      finalErrors += tally.errors - tally.retrying;
-      nextMs = Math.min(nextMs, tally.nextMs);
-      sampleError ??= tally.sample;
-    }
-    await mapLimit(errNames, 16, async (name) => {
-      if (!name.endsWith('.json') || done.has(name.slice(0, -5))) return;
-      try {
-        const rec = await readJsonValidated(layout.errs(host, name.slice(0, -5)), asErrsRecord);
-        byCode[rec.code] = (byCode[rec.code] ?? 0) + 1;
-        errors++;
-        sampleError ??= { url: rec.url, code: rec.code, message: rec.message };
-        if (rec.final) finalErrors++;
-        else {
-          retrying++;
-          const at = rec.nextAttemptAt === null ? NaN : Date.parse(rec.nextAttemptAt);
-          if (Number.isFinite(at)) nextMs = Math.min(nextMs, at);
-        }
-      } catch {
-        // replaced or removed meanwhile
-      }
-    });
-    pending += retrying;
+    const errs = tally ?? (await readErrs(layout, host, errNames, new Set(links.map((n) => n.slice(0, -5)))));
+    for (const [code, n] of Object.entries(errs.byCode)) byCode[code] = (byCode[code] ?? 0) + n;
+    finalErrors += errs.errors - errs.retrying;
+    pending += errs.retrying;
+    nextMs = Math.min(nextMs, errs.nextMs);
+    sampleError ??= errs.sample;
     let lastWrite: string | null = null;
     try {
       const m = (await stat(layout.hostDir('links', host))).mtimeMs;
@@ -100,7 +79,7 @@ export async function readHoldings(layout: Layout, known: ReadonlyMap<string, Ho
     } catch {
       // no links directory yet
     }
-    hosts.push({ host, pages: links.length, html: html.length, errors, retrying, lastWrite });
+    hosts.push({ host, pages: links.length, html: html.length, errors: errs.errors, retrying: errs.retrying, lastWrite });
   });
   hosts.sort((a, b) => a.host.localeCompare(b.host));
   return {
@@ -112,6 +91,21 @@ export async function readHoldings(layout: Layout, known: ReadonlyMap<string, Ho
     lastActivity: lastMs > 0 ? new Date(lastMs).toISOString() : null,
     sampleError,
   };
+}
+
+/** Reads the errs records `names` of a host, leaving out those of keys `done` (with a links record). */
+async function readErrs(layout: Layout, host: string, names: readonly string[], done: ReadonlySet<string>): Promise<HostErrs> {
+  const tally = new ErrsTally();
+  await mapLimit(names, 16, async (name) => {
+    const key = name.slice(0, -5);
+    if (!name.endsWith('.json') || done.has(key)) return;
+    try {
+      tally.errs(key, await readJsonValidated(layout.errs(host, key), asErrsRecord));
+    } catch {
+      // replaced or removed meanwhile
+    }
+  });
+  return tally.count();
 }
 
 /** `CODE n, CODE n` by count (then by code, so that the line does not depend on the order of reading), or `none`. */

@@ -15,28 +15,21 @@ export function rememberTemp(tmp: string): void {
   leftTemps.add(tmp);
 }
 
+/** Unlinks `tmp`; true when it is gone (removed now, or not there). */
+function unlinked(tmp: string): Promise<boolean> {
+  return new Promise((resolve) => unlink(tmp, (err) => resolve(err === null || err.code === 'ENOENT')));
+}
+
 /**
  * Removes the temporary file of a write that failed or is done with it. When the mount
  * refuses (it is failing), the file is remembered and removed by removeLeftTemps() later.
  */
-export function removeTemp(tmp: string): Promise<void> {
-  return new Promise((resolve) =>
-    unlink(tmp, (err) => {
-      if (err !== null && err.code !== 'ENOENT') leftTemps.add(tmp);
-      resolve();
-    }),
-  );
+export async function removeTemp(tmp: string): Promise<void> {
+  if (!(await unlinked(tmp))) leftTemps.add(tmp);
 }
 
 /** Removes the temporary files failed writes left behind; returns how many are still there. */
 export async function removeLeftTemps(): Promise<number> {
-  for (const tmp of [...leftTemps]) {
-    await new Promise<void>((resolve) =>
-      unlink(tmp, (err) => {
-        if (err === null || err.code === 'ENOENT') leftTemps.delete(tmp);
-        resolve();
-      }),
-    );
-  }
+  for (const tmp of [...leftTemps]) if (await unlinked(tmp)) leftTemps.delete(tmp);
   return leftTemps.size;
 }

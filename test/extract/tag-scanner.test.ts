@@ -141,7 +141,7 @@ const PIECES = [
   '<![CDATA[ ]]]>', '<![CDAT <a>', '<![cdata[ > <a href="/lc2"> ]]>', '<a\x0bhref=/vt>', '\x0b', '<![cdata[ <a href="/lc"> ]]>', '<?xml version="1.0"?>', '<? <a href="/pi"> ?>',
   '</a>', '</ a href="/end">', '</>', '</ >', '</1 <a>', '</a href="/ca">', '<script>', '</script>', '</SCRIPT >',
   '</script', '<script type="x">var s = "<a href=/js>";</script>', '<script/>', '<script />', '<script /x>',
-  '<scripts>', '<scrip>', '<style>a{}</style>', '<STYLE>', '</style>', '<title>', '</title>', '<title>&amp;<a href="/ti"></title>',
+  '<scripts>', '<scrip>', '<style>a{}</style>', '<StYlE>', '</style>', '<title>', '</title>', '<title>&amp;<a href="/ti"></title>',
   '<xitle>', '<textarea>', '</textarea>', '<xextarea>', '<xmp>', '</xmp>', '<tmp>', '<t>', '<x>', '<s>',
   '\x1c/script>', '\x1c\x0fscript>', '<\x0fscript>', '</scrip', '<</script>', '</script\t', '</script/>',
   'text', ' ', '\n', '>', '"', "'", '=', '/', '&', '&amp;', '\u00e9', '\u{1F600}', 'a', 'href',

@@ -1,6 +1,6 @@
-import type { ErrsRecord } from '../store/records.js';
+import type { ErrsRecord } from './records.js';
 
-/** What the errs records of one host come to, counted as readHoldings counts them (src/store/holdings.ts). */
+/** What the errs records of one host come to: the counts of readHoldings (src/store/holdings.ts). */
 export interface HostErrs {
   /** Errs records of keys without a links record. */
   readonly errors: number;
@@ -16,22 +16,22 @@ export interface HostErrs {
 type Entry = Pick<ErrsRecord, 'url' | 'code' | 'message' | 'final' | 'nextAttemptAt'>;
 
 /**
- * The errs records of one host as the node that holds its lease knows them: read from the
- * host's listing when it was taken, then kept up to date with every record this node writes
- * (the only writer of the host while it holds the lease, docs/protocol.md). A key whose links
- * record is written leaves the tally, as readHoldings leaves out errs records of keys with a
- * links record. The end of a run counts these instead of reading every errs record again.
+ * The errs records of one host that count (those of keys without a links record), by key.
+ * readHoldings fills one from a host's files; a node keeps one for each host it holds (read
+ * from the host's listing when it took it, then kept up to date with every record it writes,
+ * as the only writer of the host while it holds the lease, docs/protocol.md), and the end of
+ * a run counts those instead of reading every errs record again.
  */
 export class ErrsTally {
   readonly #entries = new Map<string, Entry>();
 
-  /** An errs record of `key` was written, or read from the listing. */
+  /** An errs record of `key` was written or read. */
   errs(key: string, record: ErrsRecord): void {
     const { url, code, message, final, nextAttemptAt } = record;
     this.#entries.set(key, { url, code, message, final, nextAttemptAt });
   }
 
-  /** A links record of `key` was written, or is in the listing. */
+  /** A links record of `key` was written: its errs record, if any, no longer counts. */
   page(key: string): void {
     this.#entries.delete(key);
   }

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ErrsTally } from '../../src/store/errs-tally.js';
+import type { ErrsRecord } from '../../src/store/records.js';
+
+const rec = (url: string, code: string, nextAttemptAt: string | null): ErrsRecord => ({
+  v: 1,
+  url,
+  code,
+  message: `${code} for ${url}`,
+  final: nextAttemptAt === null,
+  attempts: 1,
+  firstAt: '2026-01-01T00:00:00.000Z',
+  lastAt: '2026-01-01T00:00:00.000Z',
+  nextAttemptAt,
+  depth: 1,
+  node: 'n1',
+});
+
+describe('ErrsTally', () => {
+  test('counts by code, final or retrying, the earliest retry; a record replaced counts once; a page removes it', () => {
+    const t = new ErrsTally();
+    assert.deepEqual(t.count(), { errors: 0, retrying: 0, byCode: {}, nextMs: Infinity, sample: null });
+    t.errs('k1', rec('http://a/1', 'HTTP_404', null));
+    t.errs('k2', rec('http://a/2', 'HTTP_503', '2026-01-01T00:10:00.000Z'));
+    t.errs('k3', rec('http://a/3', 'HTTP_503', '2026-01-01T00:05:00.000Z'));
+    t.errs('k3', rec('http://a/3', 'HTTP_500', null)); // retried and failed for good
+    t.page('k2'); // retried and fetched
+    assert.deepEqual(t.count(), {
+      errors: 2,
+      retrying: 0,
+      byCode: { HTTP_404: 1, HTTP_500: 1 },
+      nextMs: Infinity,
+      sample: { url: 'http://a/1', code: 'HTTP_404', message: 'HTTP_404 for http://a/1' },
+    });
+    t.errs('k4', rec('http://a/4', 'HTTP_503', '2026-01-01T00:05:00.000Z'));
+    assert.equal(t.count().retrying, 1);
+    assert.equal(t.count().nextMs, Date.parse('2026-01-01T00:05:00.000Z'));
+  });
+});
