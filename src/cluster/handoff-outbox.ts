@@ -67,6 +67,11 @@ export class HandoffOutbox {
     return this.#pending;
   }
 
+  /** True while some batch (links, or a lend) waits to be written or is being written. */
+  get waiting(): boolean {
+    return this.#batches.size > 0 || this.#flushing !== undefined;
+  }
+
   /** True when a link has waited `ageMs` or more: time to write the batches. */
   due(ageMs: number): boolean {
     return this.#oldestAt !== undefined && this.#o.clock.monotonic() - this.#oldestAt >= ageMs;

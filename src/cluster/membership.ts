@@ -130,21 +130,27 @@ export class Membership {
     const now = this.#clock.monotonic();
     const listing = await readdir(this.#layout.dir('nodes'));
     const names = listing.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
-    const present = new Set<string>();
-    await Promise.all(
-      names.map(async (name) => {
+    const read = await Promise.all(
+      names.map(async (name): Promise<[string, NodeRecord] | undefined> => {
         const id = name.slice(0, -5);
-        if (id === this.#options.nodeId) return;
-        let record: NodeRecord;
+        if (id === this.#options.nodeId) return undefined;
         try {
-          record = await readJsonValidated(this.#layout.node(id), asNodeRecord);
+          return [id, await readJsonValidated(this.#layout.node(id), asNodeRecord)];
         } catch {
-          return; // vanished or unreadable: it will be read at the next beat
+          return undefined; // vanished or unreadable: it will be read at the next beat
         }
-        present.add(id);
-        this.#see(id, record, now);
       }),
     );
+    // Applied together, once every record is in: the node's control loop runs between these
+    // reads, and a live set it saw half changed (a peer gone by this view, still the owner of
+    // its hosts by the ownership the heartbeat sets from the whole change) would send links
+    // into the inbox of a node it treats as gone.
+    const present = new Set<string>();
+    for (const r of read) {
+      if (r === undefined) continue;
+      present.add(r[0]);
+      this.#see(r[0], r[1], now);
+    }
     for (const [id, peer] of this.#peers) {
       if (!present.has(id)) {
         this.#peers.delete(id); // left (record removed)

@@ -256,15 +256,21 @@ export class CrawlNode {
         let handed = 0;
         if (p.handoffs !== undefined) {
           // A file sent now is work for its owner, who may have been seen idle before: this
-          // reseed then has not "found nothing".
-          handed += await p.handoffs.outbox.flush();
+          // reseed then has not "found nothing". Counted by any flush that wrote it (one the
+          // heartbeat started may write this node's batches while this one waits for it).
+          const writtenBefore = p.handoffs.outbox.written;
+          await p.handoffs.outbox.flush();
+          handed += p.handoffs.outbox.written - writtenBefore;
           const h = await p.handoffs.receive(this.#handoffTarget(p), p.membership.liveIds(), full);
           handed += h.queued + h.forwarded;
         }
         const cpu = process.cpuUsage();
         const r = await p.reseeder.reseed(this.#sink(p), full, this.#reseedScope(p, allIdleBefore, reseedStart));
         countDiscovery(this.stats, cpu, 'reseed', r.recordsRead);
-        queued = r.queued + handed;
+        // Batches still waiting to be written (links forwarded now, or sent on by the heartbeat
+        // meanwhile) are work too: the next reseed writes them, and this node may not end, nor
+        // say idle, before it has (docs/protocol.md, "Hand-offs").
+        queued = r.queued + handed + (p.handoffs?.outbox.waiting === true ? 1 : 0);
         if (r.queued > 0) this.#log.info('reseed', { round: this.stats.round + 1, ...r, full });
       } catch (err) {
         this.#onStoreError(err);
@@ -472,13 +478,15 @@ export class CrawlNode {
     await this.#heartbeat!.close();
     p.frontier.close();
     await this.#warc?.close().catch((err) => this.#log.warn(`warc: the last file was not closed (the next run closes it): ${describeError(err)}`));
-    // Best effort: links found but not sent yet (a node that leaves makes the others reseed fully anyway).
+    // Best effort: links found but not sent yet. A node that had any cannot leave done (its
+    // files may land after its peers' last reading): it leaves lost, and the others reseed fully.
+    const unsent = p.handoffs?.outbox.waiting === true;
     await p.handoffs?.outbox.flush().catch(() => undefined);
     // Best effort: on a failed mount these fail too, and others take over after dead-after.
     // No host is taken after this (a take waiting for its turn would take a lease after the release).
     await p.keeper.close(STOP_GRACE_MS);
     await p.leases.releaseAll();
-    if (complete) await leaveDone(p, this.#heartbeat!.status('done'));
+    if (complete) await leaveDone(p, this.#heartbeat!.status('done'), unsent);
     else await p.membership.leave().catch(() => undefined);
     // Temporary files a fault left that the mount lets go of now (best effort, never throws).
     await removeLeftTemps();

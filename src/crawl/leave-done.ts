@@ -5,7 +5,8 @@ import type { Parts } from './node-parts.js';
  * How a node whose crawl ended by the rule leaves (docs/protocol.md, "Leaving done"). Called
  * last, after its heartbeat stopped, its batches were written and its leases released.
  *
- * With hand-offs, and with nothing queued, in flight or unsent, it writes a last record in
+ * With hand-offs, and with nothing queued, in flight or unsent (`unsent`: batches were still
+ * waiting when it stopped, written just now, after its last reseed), it writes a last record in
  * state `done` (whole, temp + rename, like every heartbeat) and leaves it in place: peers
  * that see it read its inbox instead of every links record, and do not take its hosts over
  * until a link of theirs arrives. A node killed after this write leaves the same state as
@@ -15,11 +16,11 @@ import type { Parts } from './node-parts.js';
  * Otherwise (no hand-offs, or something left) it removes its record, as before: peers count
  * it lost and reseed fully. Nothing here throws.
  */
-export async function leaveDone(p: Parts, status: SelfStatus): Promise<void> {
+export async function leaveDone(p: Parts, status: SelfStatus, unsent = false): Promise<void> {
   const m = p.membership;
   try {
     const holdsNothing =
-      p.handoffs !== undefined && p.handoffs.outbox.pending === 0 && p.frontier.queued === 0 && p.requests.inFlight === 0 && [...p.leases.held()].length === 0;
+      p.handoffs !== undefined && !unsent && !p.handoffs.outbox.waiting && p.frontier.queued === 0 && p.requests.inFlight === 0 && [...p.leases.held()].length === 0;
     if (holdsNothing && m.livePeers().length > 0) {
       await m.beat({ ...status, state: 'done' });
       // The last one to write done sees every other done record, or a peer still at work.

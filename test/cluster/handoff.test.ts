@@ -261,6 +261,24 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(await inboxFiles('o'), [alive]);
   });
 
+  test('waiting: true while a batch, even one that only names a lend, is unwritten or being written', async () => {
+    const w = outbox('w', { [A]: 'o' });
+    assert.equal(w.waiting, false);
+    w.lend('o', A, 3);
+    assert.equal(w.pending, 0, 'a lend alone holds no link');
+    assert.equal(w.waiting, true, 'but its file is still to be written');
+    w.add(url(A, '/1'), A, 1);
+    const flushing = w.flush();
+    assert.equal(w.waiting, true, 'being written: a node that decided now would end before the file is on the mount');
+    // A second flush waits for the first and writes nothing more: the files the first wrote
+    // count for whoever looks at `written`, not at the second call's answer.
+    const before = w.written;
+    assert.equal(await w.flush(), 0);
+    assert.equal(await flushing, 1);
+    assert.equal(w.written - before, 1);
+    assert.equal(w.waiting, false);
+  });
+
   test('a failed write keeps the batch: the next flush writes it', async () => {
     await writeFile(layout.inbox('o'), 'not a directory');
     const w = outbox('w', { [A]: 'o' });

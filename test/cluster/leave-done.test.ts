@@ -94,6 +94,29 @@ describe('Leaving done (docs/protocol.md, "Leaving done"): what a node sees', ()
     assert.deepEqual(m.doneIds(), []);
   });
 
+  test('observe changes the live set all at once, when every record is read: never half way, between two reads', async () => {
+    const { layout, m } = await setup();
+    const peers = Array.from({ length: 40 }, (_, i) => `peer-${String(i).padStart(2, '0')}`);
+    for (const id of peers) await writeRecord(layout, record(id, 1));
+    await m.observe();
+    const before = m.liveIds().join(' ');
+    for (const id of peers) await writeRecord(layout, record(id, 2, { state: 'done' }));
+    // The control loop runs between the reads of one observation: what it sees of the live set.
+    const seen = new Set<string>();
+    let observing = true;
+    const watch = (): void => {
+      seen.add(m.liveIds().join(' '));
+      if (observing) setImmediate(watch);
+    };
+    setImmediate(watch);
+    assert.equal(await m.observe(), true);
+    observing = false;
+    assert.deepEqual(m.liveIds(), [SELF]);
+    // Before the fix each record read was applied as it came in: 40 peers leaving showed
+    // as a dozen live sets in between.
+    assert.deepEqual([...seen].filter((ids) => ids !== before && ids !== SELF), [], 'no live set half changed');
+  });
+
   test('removeDoneRecords removes the done records only', async () => {
     const { layout, m } = await setup();
     await writeRecord(layout, record(PEER, 1, { state: 'done' }));
