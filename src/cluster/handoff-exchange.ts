@@ -96,19 +96,22 @@ export class HandoffExchange {
       offer: (url: string, hostDir: string, depth: number) =>
         frontier.hosts.get(hostDir)?.phase === 'releasing' ? ('full' as const) : frontier.offer(url, hostDir, depth),
       forward: (url: string, hostDir: string, depth: number) => this.outbox.forward(url, hostDir, depth),
+      sent: () => this.outbox.flush(),
       lent: (lender: string, counter: number, hostDirs: readonly string[]) => {
         if (ownership.noteLent(lender, counter, hostDirs).length > 0) this.outbox.viewChanged();
       },
     };
     const liveSet = live === undefined ? undefined : new Set(live);
-    const s = await this.inbox.read(sink, afterLeaving ? liveSet : undefined);
-    const others = liveSet === undefined ? [] : [this.inbox.readOrphans(liveSet, sink, afterLeaving)];
-    for (const o of await Promise.all(others)) {
-      s.files += o.files;
-      s.queued += o.queued;
-      s.forwarded += o.forwarded;
-      s.kept += o.kept;
-    }
+    // The inboxes of nodes not alive first, then this node's own: a peer that takes a file
+    // from an orphaned inbox writes what it sends on to this node before it removes the file,
+    // so in this order a file on its way is read at one end or the other.
+    const none: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
+    const s = liveSet === undefined ? none : await this.inbox.readOrphans(liveSet, sink, afterLeaving);
+    const own = await this.inbox.read(sink, afterLeaving ? liveSet : undefined);
+    s.files += own.files;
+    s.queued += own.queued;
+    s.forwarded += own.forwarded;
+    s.kept += own.kept;
     countDiscovery(this.#o.stats, cpu, 'handoff', s.files);
     return s;
   }

@@ -15,6 +15,12 @@ export interface InboxSink {
   offer(url: string, hostDir: string, depth: number): 'queued' | 'known' | 'full';
   /** A link of a host this node does not own (any more): sent on to its owner. */
   forward(url: string, hostDir: string, depth: number): void;
+  /**
+   * Writes what `forward` took, into its owners' inboxes; called before the files it came
+   * from are removed, so that a link is always in some file on the mount. Throws when the
+   * mount refuses (the files stay).
+   */
+  sent?(): Promise<unknown>;
   /** `lender` lent these hosts to this node, as its record `counter` says (docs/protocol.md, "Lending hosts"). */
   lent?(lender: string, counter: number, hostDirs: readonly string[]): void;
 }
@@ -101,6 +107,7 @@ export class HandoffInbox {
       }
     }
     const files = names.filter(isHandoffName);
+    const done: string[] = [];
     await mapLimit(files, READ_PARALLELISM, async (name) => {
       const path = join(dir, name);
       let file;
@@ -134,10 +141,17 @@ export class HandoffInbox {
         stats.kept++;
         return;
       }
-      await unlink(path).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw err;
-      });
+      done.push(path);
     });
+    // The links sent on are written before the files they came from go (docs/protocol.md,
+    // "Hand-offs"): a peer that reads this inbox, or the owner's, as its last look before it
+    // ends must find them in one or the other, not in this node's memory.
+    if (stats.forwarded > 0) await sink.sent?.();
+    await mapLimit(done, READ_PARALLELISM, (path) =>
+      unlink(path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      }),
+    );
     // An orphaned inbox that is empty now goes (a late writer recreates it, and it is read again).
     if (removeDir && stats.kept === 0) await rmdir(dir).catch(() => undefined);
     return stats;

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { HANDOFF_VERSION, asHandoff, handoffName } from '../../src/cluster/handoff-file.js';
 import { HandoffInbox, type InboxSink } from '../../src/cluster/handoff-inbox.js';
+import { HandoffExchange } from '../../src/cluster/handoff-exchange.js';
 import { HandoffOutbox } from '../../src/cluster/handoff-outbox.js';
+import { Ownership } from '../../src/cluster/ownership.js';
+import type { ScopeFilter } from '../../src/frontier/scope.js';
+import { CrawlStats } from '../../src/progress/stats.js';
 import { Layout, tempName } from '../../src/store/layout.js';
 import { tempDir } from '../support/cli.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -195,6 +199,53 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink, false);
     assert.deepEqual(offered, [url(A, '/a'), url(A, '/b')]);
     assert.deepEqual(await inboxFiles('dead'), [temp]);
+  });
+
+  test('links sent on from a file are written to their owner before the file is removed (read from an orphaned inbox)', async () => {
+    // A file in the inbox of a node that ended done, with a link of a host another live node owns.
+    const w = outbox('w', { [A]: 'done' });
+    w.add(url(A, '/a'), A, 1);
+    await w.flush();
+    const [source] = await inboxFiles('done');
+    const on = outbox('r', { [A]: 'owner' });
+    let sourceAtSend: boolean | undefined;
+    const sink: InboxSink = {
+      ...recordingSink([]).sink,
+      forward: (u, h, d) => on.forward(u, h, d),
+      sent: async () => {
+        sourceAtSend = (await inboxFiles('done')).includes(source!);
+        return on.flush();
+      },
+    };
+    const s = await new HandoffInbox(layout, 'r').readOrphans(new Set(['r', 'owner', 'w']), sink, false);
+    assert.equal(s.forwarded, 1);
+    assert.equal(sourceAtSend, true, 'written while the file it came from was still there');
+    assert.equal(on.pending, 0);
+    assert.equal((await inboxFiles('owner')).length, 1, "in the owner's inbox when the reader's read ends");
+    assert.deepEqual(await inboxFiles('done'), []);
+  });
+
+  test('the exchange reads the inboxes of nodes not alive before its own', async () => {
+    const ownership = new Ownership('r', 'host');
+    const exchange = new HandoffExchange({
+      layout,
+      nodeId: 'r',
+      fsync: false,
+      clock,
+      ownership,
+      scope: { hostInScope: () => true } as unknown as ScopeFilter,
+      stats: new CrawlStats(() => clock.monotonic()),
+    });
+    const toOwn = outbox('w', { [A]: 'r' });
+    toOwn.add(url(A, '/own'), A, 1);
+    await toOwn.flush();
+    const toDone = outbox('w', { [A]: 'done' });
+    toDone.add(url(A, '/orphan'), A, 1);
+    await toDone.flush();
+    const offered: string[] = [];
+    const r = await exchange.receive({ offer: (u) => (offered.push(u), 'queued'), hosts: new Map() }, ['r']);
+    assert.equal(r.queued, 2);
+    assert.deepEqual(offered, [url(A, '/orphan'), url(A, '/own')]);
   });
 
   test('two writers for one host at once: two files (no rename replaces another), the URL queued once', async () => {
