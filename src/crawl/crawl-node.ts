@@ -295,7 +295,14 @@ export class CrawlNode {
         alone: p.membership.livePeers().length === 0,
         heartbeatMs: this.#config.heartbeatMs,
       });
-      if (step.kind === 'complete') return { reason: 'complete', exitCode: ExitCode.OK };
+      if (step.kind === 'complete') {
+        if (await this.#peersStill(p)) return { reason: 'complete', exitCode: ExitCode.OK };
+        // A peer ended done, or moved, since it was last seen: look again, then reseed (its
+        // inbox may hold what this node sent it before it knew).
+        this.#heartbeat!.beatSoon();
+        await this.#sleep(this.#config.heartbeatMs);
+        continue;
+      }
       if (!wasIdle && this.#config.watch) {
         this.#log.info(`nothing to do: waiting for seeds (add some with \`mountcrawl seed URL --data ${this.#config.dataDir}\`)`);
       }
@@ -323,6 +330,19 @@ export class CrawlNode {
       this.#onStoreError(err);
     }
     await this.#sleep(HANDOFF_POLL_MS);
+  }
+
+  /**
+   * The last look before a node ends (docs/protocol.md, "Leaving done", a send after saying
+   * idle): true when every live peer's record still says what it said when last seen. A peer
+   * that has ended done since may hold, in its inbox, a link this node sent on while it still
+   * counted that peer alive, and which no node that saw it done may read any more: this node
+   * reads it after it sees the record. A record that cannot be read counts as moved.
+   */
+  async #peersStill(p: Parts): Promise<boolean> {
+    if (p.handoffs === undefined) return true;
+    const moved = await Promise.all(p.membership.livePeers().map((r) => p.membership.peerStateMoved(r.id).catch(() => true)));
+    return !moved.includes(true);
   }
 
   /** Where received hand-offs go: the admission chain, with the hosts as the frontier holds them. */
