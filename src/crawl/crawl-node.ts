@@ -16,7 +16,7 @@ import { assembleNode, type Parts } from './node-parts.js';
 import type { ReseedScope, ReseedSink } from '../reseed/reseeder.js';
 import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
 import { writeSitemapSeeds } from '../sitemap/sitemaps.js';
-import { WATCH_POLL_MS, afterEmptyReseed } from './termination.js';
+import { WATCH_POLL_MS, afterEmptyReseed, peersStill } from './termination.js';
 import { countDiscovery } from '../cluster/handoff-stats.js';
 import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
 import { DoneLeavers } from '../cluster/done-leavers.js';
@@ -296,7 +296,7 @@ export class CrawlNode {
         heartbeatMs: this.#config.heartbeatMs,
       });
       if (step.kind === 'complete') {
-        if (await this.#peersStill(p)) return { reason: 'complete', exitCode: ExitCode.OK };
+        if (p.handoffs === undefined || (await peersStill(p.membership))) return { reason: 'complete', exitCode: ExitCode.OK };
         // A peer ended done, or moved, since it was last seen: look again, then reseed (its
         // inbox may hold what this node sent it before it knew).
         this.#heartbeat!.beatSoon();
@@ -330,19 +330,6 @@ export class CrawlNode {
       this.#onStoreError(err);
     }
     await this.#sleep(HANDOFF_POLL_MS);
-  }
-
-  /**
-   * The last look before a node ends (docs/protocol.md, "Leaving done", a send after saying
-   * idle): true when every live peer's record still says what it said when last seen. A peer
-   * that has ended done since may hold, in its inbox, a link this node sent on while it still
-   * counted that peer alive, and which no node that saw it done may read any more: this node
-   * reads it after it sees the record. A record that cannot be read counts as moved.
-   */
-  async #peersStill(p: Parts): Promise<boolean> {
-    if (p.handoffs === undefined) return true;
-    const moved = await Promise.all(p.membership.livePeers().map((r) => p.membership.peerStateMoved(r.id).catch(() => true)));
-    return !moved.includes(true);
   }
 
   /** Where received hand-offs go: the admission chain, with the hosts as the frontier holds them. */

@@ -1,3 +1,5 @@
+import type { NodeRecord } from '../cluster/node-record.js';
+
 /**
  * When a crawl is over (docs/protocol.md, "The end"): a node whose frontier is empty and
  * whose reseed found nothing decides what to do next. The rule is a pure function of what
@@ -52,4 +54,23 @@ export function afterEmptyReseed(v: IdleView): IdleStep {
   if (publishIdle && !v.watch && v.allIdleBefore === undefined && v.allIdleNow) return { kind: 'reseed', publishIdle };
   const ms = v.watch ? Math.max(v.heartbeatMs, WATCH_POLL_MS) : v.alone ? ALONE_POLL_MS : v.heartbeatMs;
   return { kind: 'wait', ms, publishIdle };
+}
+
+/** What the last look needs of the membership. */
+export interface PeerRecords {
+  livePeers(): readonly Pick<NodeRecord, 'id'>[];
+  peerStateMoved(nodeId: string): Promise<boolean>;
+}
+
+/**
+ * The last look before a node ends, with hand-offs (docs/protocol.md, "Leaving done"): true
+ * when every live peer's record still says what it said when last seen. A peer that ended
+ * done since may hold, in its inbox, a link this node sent on while it still counted that
+ * peer alive, and which no node that saw it done may read any more: the node does not end,
+ * and reads that inbox once it has seen the record. A record that cannot be read counts as
+ * moved (a peer that stays unreadable stops counting as live after --dead-after).
+ */
+export async function peersStill(m: PeerRecords): Promise<boolean> {
+  const moved = await Promise.all(m.livePeers().map((r) => m.peerStateMoved(r.id).catch(() => true)));
+  return !moved.includes(true);
 }

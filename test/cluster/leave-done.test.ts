@@ -7,6 +7,7 @@ import { bootId } from '../../src/cluster/local-liveness.js';
 import { Membership } from '../../src/cluster/membership.js';
 import type { NodeRecord } from '../../src/cluster/node-record.js';
 import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
+import { peersStill } from '../../src/crawl/termination.js';
 import { Layout } from '../../src/store/layout.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { remoteRecord, writeRecord } from '../support/node-records.js';
@@ -115,6 +116,27 @@ describe('Leaving done (docs/protocol.md, "Leaving done"): what a node sees', ()
     // Before the fix each record read was applied as it came in: 40 peers leaving showed
     // as a dozen live sets in between.
     assert.deepEqual([...seen].filter((ids) => ids !== before && ids !== SELF), [], 'no live set half changed');
+  });
+
+  test('the last look before ending (peersStill): a peer that ended done or moved since it was last seen stops the end; a peer gone from the live set does not', async () => {
+    const { layout, clock, m } = await setup();
+    await writeRecord(layout, record(PEER, 1));
+    await writeRecord(layout, record(OTHER, 1));
+    await m.observe();
+    assert.equal(await peersStill(m), true, 'both idle as last seen (a new counter is no change)');
+    await writeRecord(layout, record(PEER, 2, { state: 'done' }));
+    assert.equal(await peersStill(m), false, 'PEER ended done since: look again before ending');
+    await m.observe();
+    assert.equal(await peersStill(m), true, 'seen done: no longer a live peer, its inbox is read as an orphan');
+    await writeRecord(layout, record(OTHER, 2, { idleEpoch: 2 }));
+    assert.equal(await peersStill(m), false, 'OTHER was busy and idle again meanwhile');
+    await m.observe();
+    await rm(layout.node(OTHER));
+    await mkdir(layout.node(OTHER));
+    assert.equal(await peersStill(m), false, 'a record that cannot be read counts as moved');
+    clock.advance(DEAD);
+    await m.observe();
+    assert.equal(await peersStill(m), true, 'until its peer counts as dead');
   });
 
   test('removeDoneRecords removes the done records only', async () => {
