@@ -64,6 +64,15 @@ export class HandoffInbox {
   }
 
   /**
+   * Removes this node's inbox directory if it is empty, as the node leaves: nobody else
+   * would (an orphaned inbox goes once a reader empties it). A writer that sends to this node
+   * later makes it again. Never throws.
+   */
+  async removeOwn(): Promise<void> {
+    await rmdir(this.#layout.inbox(this.#nodeId)).catch(() => undefined);
+  }
+
+  /**
    * Reads the inboxes of nodes not in `live` (dead, gone for good, or ended done), so that what
    * was sent to them reaches the hosts' new owners, and removes the emptied directories. Called
    * at every reseed: a writer whose view still counted such a node alive may send to it after

@@ -248,6 +248,20 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(offered, [url(A, '/orphan'), url(A, '/own')]);
   });
 
+  test('removeOwn: a node leaving removes its inbox when empty, keeps it with a file in it; a later writer makes it again', async () => {
+    const w = outbox('w', { [A]: 'o' });
+    w.add(url(A, '/1'), A, 1);
+    await w.flush();
+    await new HandoffInbox(layout, 'o').removeOwn();
+    assert.equal((await inboxFiles('o')).length, 1, 'a file in it: kept');
+    await new HandoffInbox(layout, 'o').read(recordingSink([A]).sink);
+    await new HandoffInbox(layout, 'o').removeOwn();
+    await assert.rejects(readdir(layout.inbox('o')), { code: 'ENOENT' });
+    w.add(url(A, '/2'), A, 1);
+    assert.equal(await w.flush(), 1, 'the writer, which made the directory before, makes it again');
+    assert.equal((await inboxFiles('o')).length, 1);
+  });
+
   test('two writers for one host at once: two files (no rename replaces another), the URL queued once', async () => {
     const w1 = outbox('w1', { [A]: 'o' });
     const w2 = outbox('w2', { [A]: 'o' });
