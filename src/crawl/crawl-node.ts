@@ -494,10 +494,9 @@ export class CrawlNode {
     await p.keeper.close(STOP_GRACE_MS);
     await p.leases.releaseAll();
     if (complete) await leaveDone(p, this.#heartbeat!.status('done'), unsent);
-    else {
-      await p.membership.leave().catch(() => undefined);
-      await p.handoffs?.inbox.removeOwn();
-    }
+    else await p.membership.leave().catch(() => undefined);
+    // However it left, its inbox goes if it is empty (docs/protocol.md, "Leaving done").
+    await p.handoffs?.inbox.removeOwn();
     // Temporary files a fault left that the mount lets go of now (best effort, never throws).
     await removeLeftTemps();
     await this.#fetcher.close().catch(() => undefined);

@@ -25,16 +25,11 @@ export async function leaveDone(p: Parts, status: SelfStatus, unsent = false): P
       await m.beat({ ...status, state: 'done' });
       // The last one to write done sees every other done record, or a peer still at work.
       await m.observe();
-      if (m.livePeers().length > 0) {
-        // Its inbox, read for the last time before this record, goes if nothing came since.
-        await p.handoffs!.inbox.removeOwn();
-        return;
-      }
+      if (m.livePeers().length > 0) return;
     }
     await m.removeDoneRecords();
   } catch {
     // The mount failed: peers count this node lost (a full reseed), as for a node that dies.
   }
   await m.leave().catch(() => undefined);
-  await p.handoffs?.inbox.removeOwn();
 }
