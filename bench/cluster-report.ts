@@ -56,6 +56,7 @@ export interface ClusterRow {
   /** With --fault: what was done to node n1's link, and the temporary files left on the mount after the run. */
   readonly fault?: {
     readonly kind: string;
+    /** Seconds after n1's "node started" line. */
     readonly atSeconds: number;
     readonly forSeconds: number;
     readonly tempFilesLeft: number;
@@ -149,7 +150,7 @@ export function clusterTables(rows: readonly ClusterRow[], where: string): strin
       '',
       "Faults of node n1's link (the relay): exit codes, duplicates and coverage as above; n1's hosts (leases) and the site's requests in flight for them at the fault; what the nodes logged (hosts taken over from another node, leases found lost, a fenced node back on the mount); pages a node fetched and did not write because their host had passed to another node; the temporary files left on the mount.",
       '',
-      '| N | run | fault | at s | for s | exit codes | coverage | dup. fetches | n1 hosts, in flight at the fault | taken over | leases lost | back from fencing | fetched, left to the new owner | temporary files left |',
+      '| N | run | fault | at s (after n1 started) | for s | exit codes | coverage | dup. fetches | n1 hosts, in flight at the fault | taken over | leases lost | back from fencing | fetched, left to the new owner | temporary files left |',
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const r of faulted) {

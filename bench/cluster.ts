@@ -98,12 +98,13 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-/** Runs one node to its end; resolves with its exit code and the summary it printed (--json). */
+/** Runs one node to its end; resolves with its exit code and the summary it printed (--json). `onStarted`: at its "node started" line. */
 function runNode(
   id: string,
   data: string,
   seeds: readonly string[],
   started: number,
+  onStarted?: () => void,
 ): Promise<{ code: number; summary: Record<string, unknown> | undefined; events: Record<string, number>; exitSeconds: number }> {
   const args = [o.bin!, 'crawl', ...seeds, '--data', data, '--node-id', id, '--per-host', String(perHost)];
   args.push('--delay', '0', '--concurrency', String(concurrency), '--max-depth', '1000', '--json', ...nodeArgs);
@@ -122,6 +123,7 @@ function runNode(
       const line = stderr.slice(0, nl);
       stderr = stderr.slice(nl + 1);
       if (line.includes('"msg":"summary"')) summary = JSON.parse(line) as Record<string, unknown>;
+      else if (line.includes('"msg":"node started"')) onStarted?.();
       else if (line.includes('"level":"error"')) log(`${id}: ${line}`);
       for (const [k, msg] of Object.entries(NODE_EVENTS)) if (line.includes(`"msg":"${msg}"`)) events[k] = (events[k] ?? 0) + 1;
     }
@@ -174,10 +176,13 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   const seeds = s.hosts.map((h) => `${h.origin}/`);
   const busy0 = machineBusySeconds();
   const started = performance.now();
-  // --fault: node n1's link is cut (or stalled) at --fault-at for --fault-for seconds.
+  // --fault: node n1's link is cut (or stalled) --fault-at seconds after n1 said it started
+  // (not after it was launched: on a loaded machine a node may take seconds to start, and a
+  // cut then would find it holding nothing), for --fault-for seconds.
   const faultTimers: NodeJS.Timeout[] = [];
   let atFault = { n1Hosts: 0, n1InFlightAtFault: 0 };
-  if (fault !== 'none' && mounts !== undefined) {
+  const scheduleFault = (): void => {
+    if (fault === 'none' || mounts === undefined || faultTimers.length > 0) return;
     const m = mounts;
     faultTimers.push(
       setTimeout(() => {
@@ -194,8 +199,8 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
         }, (faultAt + faultFor) * 1000),
       );
     }
-  }
-  const results = await Promise.all(dirs.map((d, i) => runNode(`n${i + 1}`, d, seeds, started)));
+  };
+  const results = await Promise.all(dirs.map((d, i) => runNode(`n${i + 1}`, d, seeds, started, i === 0 ? scheduleFault : undefined)));
   for (const t of faultTimers) clearTimeout(t);
   if (fault === 'cut') await mounts?.fault('restore', 0);
   const wallSeconds = (performance.now() - started) / 1000;

@@ -115,6 +115,36 @@ export class CrawlNode {
   /** Runs the node until the crawl is complete, a limit is reached, or it is stopped. */
   async run(): Promise<RunResult> {
     const p = await this.#open();
+    let result: RunResult | undefined;
+    try {
+      result = (await this.#startUp(p)) ?? (await this.#loop(p));
+      return result;
+    } finally {
+      await this.#shutdown(p, result?.reason === 'complete');
+    }
+  }
+
+  /**
+   * Joins the crawl (#join); a failure of the mount on the way is waited out as in the loop
+   * (--mount-retry, then exit MOUNT) and the join starts again: every step of it may be
+   * repeated. Returns a result when the node must stop before it crawls.
+   */
+  async #startUp(p: Parts): Promise<RunResult | undefined> {
+    for (;;) {
+      if (this.#stopping) return this.#stopping;
+      try {
+        await this.#join(p);
+        return undefined;
+      } catch (err) {
+        if (err instanceof FatalError || p.guard.classify(err) === undefined) throw err;
+      }
+      const failed = await this.#waitOutFault(p);
+      if (failed) return failed;
+    }
+  }
+
+  /** Seeds, the first records, the wait for siblings: everything before the first reseed. */
+  async #join(p: Parts): Promise<void> {
     await writeSeeds(p.layout, this.#renormalize(p.normalize), this.#config.nodeId);
     await writeSitemapSeeds(p.layout, this.#config.sitemapUrls ?? [], p.normalize, { nodeId: this.#config.nodeId });
     if (!this.#config.watch && !(await hasSeeds(p.layout))) {
@@ -146,13 +176,6 @@ export class CrawlNode {
     if (p.handoffs !== undefined) this.#needFullReseed = true;
     this.#heartbeat!.start();
     this.#log.info('node started', { node: this.#config.nodeId, data: this.#config.dataDir });
-    let result: RunResult | undefined;
-    try {
-      result = await this.#loop(p);
-      return result;
-    } finally {
-      await this.#shutdown(p, result?.reason === 'complete');
-    }
   }
 
   /** Opens the data directory and builds the parts that use it. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -9,7 +9,22 @@ import { ExitCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/progress/logger.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { frontierConfig } from '../support/frontier-rig.js';
+import { tempFiles } from '../support/data-files.js';
+import { hookFs } from '../support/fs-hook.js';
 import { pageRoute, startRoutedSite } from '../support/routed-site.js';
+
+type Cb = (...args: unknown[]) => void;
+
+/** Every rename and unlink fails with EIO (a mount whose link is cut) until the returned function is called. */
+function cutMount(): () => void {
+  const eio = (call: string) => Object.assign(new Error(`EIO: i/o error, ${call}`), { code: 'EIO' });
+  const restoreRename = hookFs<(a: string, b: string, cb: Cb) => void>('rename', () => (_a, _b, cb) => cb(eio('rename')));
+  const restoreUnlink = hookFs<(a: string, cb: Cb) => void>('unlink', () => (_a, cb) => cb(eio('unlink')));
+  return () => {
+    restoreRename();
+    restoreUnlink();
+  };
+}
 
 let root: string;
 let site: LoopbackSite;
@@ -50,5 +65,41 @@ describe('CrawlNode', { timeout: 60_000 }, () => {
     while (crawl.stats.pages < 4) await new Promise((resolve) => setTimeout(resolve, 10));
     crawl.stop(ExitCode.INTERRUPTED);
     assert.deepEqual(await run, { reason: 'stopped', exitCode: ExitCode.INTERRUPTED });
+  });
+
+  test('a mount that fails while the node starts (its seeds cannot be written) is waited out: it then crawls to the end and leaves no temporary file', async () => {
+    const crawl = node({ mountRetryMs: 30_000 });
+    const restore = cutMount();
+    let restored = false;
+    const timer = setTimeout(() => {
+      restored = true;
+      restore();
+    }, 400);
+    try {
+      const r = await crawl.run();
+      assert.ok(restored, 'the run did not end while the mount was failing');
+      assert.deepEqual(r, { reason: 'complete', exitCode: ExitCode.OK });
+      assert.equal(crawl.stats.pages, 4);
+    } finally {
+      clearTimeout(timer);
+      restore();
+    }
+    const data = join(root, `d${n - 1}`);
+    assert.deepEqual(await tempFiles(data), []);
+    assert.equal((await readdir(join(data, 'seeds'))).length, 1);
+  });
+
+  test('a mount that stays failed while the node starts: the run ends with exit MOUNT after --mount-retry, not as a bug', async () => {
+    const crawl = node({ mountRetryMs: 300 });
+    const restore = cutMount();
+    try {
+      const r = await crawl.run();
+      assert.equal(r.reason, 'mount-failed');
+      assert.equal(r.exitCode, ExitCode.MOUNT);
+      assert.match(r.message ?? '', /MOUNT_IO/);
+      assert.equal(crawl.stats.pages, 0);
+    } finally {
+      restore();
+    }
   });
 });
