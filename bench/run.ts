@@ -191,6 +191,8 @@ async function runPeer(p: PeerName, scenario: string): Promise<PeerResult> {
   let args = cmd.args;
   if (profileDir !== undefined) {
     // NODE_OPTIONS may not carry --cpu-prof; the supervisor's fork() passes its own execArgv on.
+    // Profiles of an earlier run in the same directory would be summed with this one's.
+    await rm(profileDir, { recursive: true, force: true });
     await mkdir(profileDir, { recursive: true });
     args = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...args];
   }
