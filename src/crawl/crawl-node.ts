@@ -522,6 +522,7 @@ export class CrawlNode {
     await p.handoffs?.inbox.removeOwn();
     // Temporary files a fault left that the mount lets go of now (best effort, never throws).
     await removeLeftTemps();
+    p.store.close();
     await this.#fetcher.close().catch(() => undefined);
   }
 }

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { DirHandles } from '../../src/store/dir-handles.js';
 import { HostStore } from '../../src/store/host-store.js';
 import { DIRS, Layout } from '../../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord } from '../../src/store/records.js';
@@ -122,6 +123,22 @@ describe('HostStore: writes', () => {
     await rm(layout.hostDir('links', HOST), { recursive: true });
     await store.writePage(HOST, K2, null, linksRecord('/two'));
     assert.deepEqual(await readdir(layout.hostDir('links', HOST)), [`${K2}.json`]);
+  });
+
+  test('with open host directories (a network mount): the same files; a directory removed behind its back is made again', async () => {
+    const { layout } = await freshStore();
+    const dirs = new DirHandles();
+    const store = new HostStore(layout, { nodeId: NODE, fsync: false, dirs });
+    await store.writePage(HOST, K1, new TextEncoder().encode('<p>one</p>'), linksRecord('/one'));
+    assert.equal(dirs.size, 2, 'html/<host> and links/<host> kept open');
+    await rm(layout.hostDir('links', HOST), { recursive: true });
+    // The open descriptor leads to the removed directory: the write fails there, the handle
+    // is dropped, the directory made again and the write goes to the new one.
+    await store.writePage(HOST, K2, null, linksRecord('/two'));
+    assert.deepEqual(await readdir(layout.hostDir('links', HOST)), [`${K2}.json`]);
+    assert.equal(await readFile(layout.html(HOST, K1), 'utf8'), '<p>one</p>');
+    store.close();
+    assert.equal(dirs.size, 0);
   });
 
   test('a vanished top-level directory is never recreated (the mount may be gone)', async () => {

@@ -27,6 +27,8 @@ export interface SshfsPair {
   readonly mounts: string[];
   /** The exported directory itself (local, not through sshfs); holds the script's sentinel `.sshfs-pair`. */
   readonly export: string;
+  /** With `requestLog`: each mount's log of the SFTP requests its sshfs sent (`sshfs_debug`), one per mount. */
+  readonly requestLogs: string[];
   /** Unmounts, stops sshd and removes the temp dir; idempotent. */
   stop(): Promise<void>;
 }
@@ -43,9 +45,9 @@ interface Run {
   readonly stderr: string;
 }
 
-function run(args: string[], timeoutMs: number): Promise<Run> {
+function run(args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile('bash', [SSHFS_PAIR_SCRIPT, ...args], { timeout: timeoutMs }, (err, stdout, stderr) => {
+    execFile('bash', [SSHFS_PAIR_SCRIPT, ...args], { timeout: timeoutMs, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
       resolve({ code, stdout, stderr: err !== null && code === -1 ? `${stderr}${err.message}` : stderr });
     });
@@ -79,7 +81,7 @@ function noMountsUnder(dir: string): boolean {
  * machine cannot (no sshd, sshfs, fusermount3 or usable /dev/fuse: see .ci/run). Other
  * failures (the script broke) throw, so that they are seen.
  */
-export async function startSshfsPair(n = 2): Promise<SshfsPair | { skip: string }> {
+export async function startSshfsPair(n = 2, options: { requestLog?: boolean } = {}): Promise<SshfsPair | { skip: string }> {
   if (process.platform !== 'linux') return { skip: `sshfs pair needs Linux (FUSE), not ${process.platform}` };
   const check = await run(['check'], 10_000);
   if (check.code === MISSING) return { skip: lastLine(check.stdout) || 'sshfs prerequisites missing' };
@@ -103,7 +105,7 @@ export async function startSshfsPair(n = 2): Promise<SshfsPair | { skip: string 
     return stopping;
   };
 
-  const started = await run(['start', dir, String(n)], 60_000);
+  const started = await run(['start', dir, String(n)], 60_000, options.requestLog === true ? { SSHFS_PAIR_MOUNT_OPTS: 'sshfs_debug' } : {});
   if (started.code !== 0) {
     await stop().catch(() => undefined);
     if (started.code === MISSING) return { skip: lastLine(started.stdout) || lastLine(started.stderr) };
@@ -114,5 +116,6 @@ export async function startSshfsPair(n = 2): Promise<SshfsPair | { skip: string 
     await stop().catch(() => undefined);
     throw new Error(`sshfs-pair.sh start printed ${mounts.length} mount points, expected ${n}`);
   }
-  return { mounts, export: join(dir, 'export'), stop };
+  const requestLogs = options.requestLog === true ? mounts.map((_, i) => join(dir, `sshfs-mnt${i + 1}.log`)) : [];
+  return { mounts, export: join(dir, 'export'), requestLogs, stop };
 }

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { DirHandles } from '../../src/store/dir-handles.js';
+import { HostStore } from '../../src/store/host-store.js';
+import { DIRS, Layout } from '../../src/store/layout.js';
+import { RECORD_VERSION, type LinksRecord } from '../../src/store/records.js';
+import { urlKey } from '../../src/url/key.js';
+import { startSshfsPair } from '../support/sshfs-pair.js';
+
+const HOST = 'example.org';
+const PAGES = 20;
+
+function record(url: string): LinksRecord {
+  return {
+    v: RECORD_VERSION,
+    url,
+    finalUrl: url,
+    status: 200,
+    contentType: 'text/html',
+    bytes: 10,
+    fetchedAt: '2025-01-15T12:00:00.000Z',
+    depth: 1,
+    node: 'n1',
+    durationMs: 5,
+    html: null,
+    links: [`http://${HOST}/a`],
+  };
+}
+
+/** SFTP requests by type that the mount's sshfs logged while `fn` ran. */
+async function requestsDuring(log: string, fn: () => Promise<void>): Promise<Record<string, number>> {
+  const from = (await readFile(log)).length;
+  await fn();
+  const text = (await readFile(log)).subarray(from).toString('latin1');
+  const ops: Record<string, number> = { all: 0 };
+  for (const m of text.matchAll(/^\[\d+\] (\w+)$/gm)) {
+    ops[m[1]!] = (ops[m[1]!] ?? 0) + 1;
+    ops.all!++;
+  }
+  return ops;
+}
+
+describe('round trips of a page on sshfs (docs/protocol.md, "Round trips on a network mount")', { timeout: 120_000 }, () => {
+  test('through open host directories a page costs half the SFTP requests it costs by path, and writes the same files', async (t) => {
+    const pair = await startSshfsPair(1, { requestLog: true });
+    if ('skip' in pair) return t.skip(pair.skip);
+    t.after(() => pair.stop());
+    const layout = new Layout(join(pair.mounts[0]!, 'data'));
+    for (const d of Object.values(DIRS)) await mkdir(join(layout.root, d), { recursive: true });
+    const dirs = await DirHandles.forDataDir(layout.root);
+    assert.ok(dirs !== undefined, 'sshfs is a network file system: host directories are kept open');
+    const log = pair.requestLogs[0]!;
+    const byPath = new HostStore(layout, { nodeId: 'n1', fsync: false });
+    const through = new HostStore(layout, { nodeId: 'n1', fsync: false, dirs });
+    const body = new TextEncoder().encode('<p>page</p>');
+    const pages = async (store: HostStore, prefix: string): Promise<void> => {
+      for (let i = 0; i < PAGES; i++) {
+        const url = `http://${HOST}/${prefix}${i}`;
+        await store.writePage(HOST, urlKey(url), body, record(url));
+      }
+    };
+    // The first page of each store makes the directories (and opens them): not counted.
+    await pages(byPath, 'warm-path-');
+    await pages(through, 'warm-handle-');
+    const a = await requestsDuring(log, () => pages(byPath, 'path-'));
+    const b = await requestsDuring(log, () => pages(through, 'handle-'));
+    through.close();
+    await new Promise((r) => setTimeout(r, 100)); // the descriptors' close calls, before the unmount
+    const perPage = (ops: Record<string, number>, op: string): number => (ops[op] ?? 0) / PAGES;
+    t.diagnostic(`SFTP requests per page (two atomic writes): by path ${perPage(a, 'all')} (LSTAT ${perPage(a, 'LSTAT')}), through open directories ${perPage(b, 'all')} (LSTAT ${perPage(b, 'LSTAT')})`);
+    assert.ok(perPage(b, 'all') <= 20, `through open directories: ${perPage(b, 'all')} requests per page`);
+    assert.ok(perPage(b, 'all') <= perPage(a, 'all') - 12, `by path ${perPage(a, 'all')}, through ${perPage(b, 'all')}`);
+    // The same files: every page's html file and links record, no temporary file.
+    const exported = join(pair.export, 'data');
+    const names = (kind: 'html' | 'links') => readdir(join(exported, kind, HOST));
+    assert.equal((await names('html')).length, 4 * PAGES);
+    assert.equal((await names('links')).length, 4 * PAGES);
+    for (const kind of ['html', 'links'] as const) for (const n of await names(kind)) assert.ok(!n.startsWith('.'), `${kind}/${n}: a temporary file left`);
+    const key = urlKey(`http://${HOST}/handle-0`);
+    assert.equal(await readFile(join(exported, 'html', HOST, `${key}.html`), 'utf8'), '<p>page</p>');
+  });
+});
