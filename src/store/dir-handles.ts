@@ -1,5 +1,5 @@
 import { close, constants, existsSync, open } from 'node:fs';
-import { statfs } from 'node:fs/promises';
+import { open as openDir, stat, statfs } from 'node:fs/promises';
 
 /** How many directories stay open at most (each is an open directory on the file server too). */
 const MAX_OPEN = 512;
@@ -47,7 +47,16 @@ export class DirHandles {
   static async forDataDir(dataDir: string): Promise<DirHandles | undefined> {
     if (process.platform !== 'linux' || !existsSync('/proc/self/fd')) return undefined;
     try {
-      return NETWORK_FS.has((await statfs(dataDir)).type) ? new DirHandles() : undefined;
+      if (!NETWORK_FS.has((await statfs(dataDir)).type)) return undefined;
+      // The way must work for this process: /proc may be mounted without it, or this
+      // process's own entries may not be its to follow (after a change of user).
+      const dir = await openDir(dataDir, constants.O_RDONLY | constants.O_DIRECTORY);
+      try {
+        await stat(`/proc/self/fd/${dir.fd}/.`);
+      } finally {
+        await dir.close();
+      }
+      return new DirHandles();
     } catch {
       return undefined;
     }
