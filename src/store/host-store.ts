@@ -1,4 +1,5 @@
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -77,6 +78,7 @@ export class HostStore {
     const dirs = this.#dirs;
     if (dirs === undefined) return writeFileAtomic(path, data, options);
     const dir = this.#layout.hostDir(kind, hostDir);
+    if (dirname(path) !== dir) return writeFileAtomic(path, data, options); // `via` stands for the file's own directory only
     return dirs
       .use(dir, (via) => writeFileAtomic(path, data, via === undefined ? options : { ...options, via }))
       .catch((err: unknown) => {
