@@ -1,34 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { writeFileAtomic } from '../../src/store/atomic-write.js';
 import { removeLeftTemps } from '../../src/store/left-temps.js';
 import { hookFs } from '../support/fs-hook.js';
 import { leavesNoLitter } from '../support/left-temps.js';
 import { tempOwner } from '../../src/store/layout.js';
+import { freshDirs } from '../support/temp-paths.js';
 
 const NODE_ID = 'ws1.example.org-1234';
 const OPTIONS = { nodeId: NODE_ID, fsync: false } as const;
 
-let root: string;
-let counter = 0;
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mountcrawl-atomic-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-/** A fresh empty directory for one test. */
-async function freshDir(): Promise<string> {
-  const dir = join(root, `t${counter++}`);
-  await mkdir(dir);
-  return dir;
-}
+const freshDir = freshDirs('mountcrawl-atomic-');
 
 describe('writeFileAtomic', () => {
   test('an open that failed with EIO but created the file (a lost reply) leaves no litter once the mount is back', async () => {

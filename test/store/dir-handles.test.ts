@@ -1,33 +1,21 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { writeFileAtomic } from '../../src/store/atomic-write.js';
 import { DirHandles } from '../../src/store/dir-handles.js';
 import { hookFs } from '../support/fs-hook.js';
+import { freshDirs } from '../support/temp-paths.js';
 
-let root: string;
-let counter = 0;
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mountcrawl-dirhandles-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-async function freshDir(): Promise<string> {
-  const dir = join(root, `t${counter++}`);
-  await mkdir(dir);
-  return dir;
-}
+const PREFIX = 'mountcrawl-dirhandles-';
+const freshDir = freshDirs(PREFIX);
 
 /** The directories this process has open now, by path. */
 async function openDirs(): Promise<string[]> {
   const out: string[] = [];
   for (const fd of await readdir('/proc/self/fd')) {
     const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
-    if (target.startsWith(root)) out.push(target);
+    if (target.includes(`/${PREFIX}`)) out.push(target);
   }
   return out;
 }
@@ -69,7 +57,7 @@ describe('DirHandles', linux, () => {
 
   test('a directory that cannot be opened: the call gets undefined (it goes by path) and nothing is kept', async () => {
     const dirs = new DirHandles();
-    const missing = join(root, 'never-made');
+    const missing = join(await freshDir(), 'never-made');
     assert.equal(await dirs.use(missing, async (v) => v), undefined);
     assert.equal(dirs.size, 0);
     await mkdir(missing);

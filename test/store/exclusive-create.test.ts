@@ -1,27 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createExclusive } from '../../src/store/exclusive-create.js';
 import { tempOwner } from '../../src/store/layout.js';
 import { hookFsPromises } from '../support/fs-hook.js';
 import { leavesNoLitter } from '../support/left-temps.js';
+import { freshDirs } from '../support/temp-paths.js';
 
-let root: string;
-let counter = 0;
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mountcrawl-exclusive-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-async function freshDir(): Promise<string> {
-  const dir = join(root, `t${counter++}`);
-  await mkdir(dir);
-  return dir;
-}
+const freshDir = freshDirs('mountcrawl-exclusive-');
 
 /** Content of caller `i`: large, distinct, and checkable as a whole. */
 const contentOf = (i: number): string => `${`caller ${i};`.repeat(20_000)}end ${i}\n`;

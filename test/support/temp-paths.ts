@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -17,4 +17,14 @@ export function freshPaths(prefix: string): () => string {
     if (root !== undefined) await rm(root, { recursive: true, force: true });
   });
   return () => join(root!, `t${n++}`);
+}
+
+/** As freshPaths, each path made as an empty directory. */
+export function freshDirs(prefix: string): () => Promise<string> {
+  const next = freshPaths(prefix);
+  return async () => {
+    const dir = next();
+    await mkdir(dir);
+    return dir;
+  };
 }
