@@ -162,8 +162,10 @@ export class Membership {
       const done = peer.record.state === 'done';
       if (!peer.alive && ((!done && isDeadLocalProcess(peer.record)) || now - peer.lastChange > 2 * this.#options.deadAfterMs)) {
         await unlink(this.#layout.node(id)).catch(() => undefined);
-        // and the temporary heartbeat files it was writing when it died (invariant 4)
-        for (const name of listing) {
+        // and the temporary heartbeat files it was writing when it died (invariant 4), listed
+        // again now: one it made after this observation's listing (killed while writing it)
+        // would be missed, and no one would look for it again.
+        for (const name of await readdir(this.#layout.dir('nodes')).catch(() => listing)) {
           if (tempOwner(name) === id) await unlink(join(this.#layout.dir('nodes'), name)).catch(() => undefined);
         }
         this.#peers.delete(id);

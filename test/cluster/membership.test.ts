@@ -8,6 +8,7 @@ import { Membership } from '../../src/cluster/membership.js';
 import type { NodeRecord } from '../../src/cluster/node-record.js';
 import { Layout, tempOwner } from '../../src/store/layout.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { hookFsPromises } from '../support/fs-hook.js';
 import { remoteRecord, writeRecord } from '../support/node-records.js';
 import { freshPaths } from '../support/temp-paths.js';
 import { exitedPid } from '../support/processes.js';
@@ -110,6 +111,33 @@ describe('Membership: liveness of another machine by its counter', () => {
     const left = (await readdir(nodes)).sort();
     assert.deepEqual(left, [liveTemp, `${OTHER}.json`].sort(), 'node-b record and temp gone, node-c files kept');
     assert.deepEqual(m.liveIds(), [SELF, OTHER].sort());
+  });
+
+  test('a temp file the dead peer made after the listing of the observation that removes its record goes too', async () => {
+    const layout = await freshLayout();
+    const { clock, m } = setup(layout);
+    const nodes = layout.dir('nodes');
+    const lateTemp = `.${PEER}.json~${PEER}~zz0009.tmp`;
+    await writeRecord(layout, remoteRecord(PEER, 1));
+    await m.observe();
+    clock.advance(2 * DEAD + 1);
+    // The peer (killed while writing) made its temp file just after this observation listed nodes/.
+    let armed = true;
+    const restore = hookFsPromises<(...a: unknown[]) => Promise<string[]>>('readdir', (original) => async (...a) => {
+      const listing = await original(...a);
+      if (armed) {
+        armed = false;
+        await writeFile(join(nodes, lateTemp), '{"id":"node-b","coun');
+      }
+      return listing;
+    });
+    try {
+      await m.observe();
+    } finally {
+      restore();
+    }
+    assert.equal(m.isGone(PEER), true);
+    assert.deepEqual(await readdir(nodes), [], 'the record and the late temp file are gone');
   });
 
   test('a peer first seen in state stopping is dead at once', async () => {
