@@ -60,6 +60,8 @@ export interface ClusterRow {
     readonly atSeconds: number;
     readonly forSeconds: number;
     readonly tempFilesLeft: number;
+    /** Links records on the mount after the run: the pages written (a node's own count misses a write whose reply was lost). */
+    readonly linksRecords: number;
     /** Hosts whose lease n1 held at the cut, and the requests the site had in flight for them then. */
     readonly n1Hosts: number;
     readonly n1InFlightAtFault: number;

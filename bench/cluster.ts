@@ -236,9 +236,12 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   });
   const runDir = join(mounts?.export ?? local!, name);
   // Temporary files left on the mount: none may be, after a fault too (docs/protocol.md, "Faults of the mount").
-  const tempsLeft = fault === 'none' ? [] : (await readdir(runDir, { recursive: true })).filter((p) => tempOwner(basename(p)) !== undefined);
+  const onMount = fault === 'none' ? [] : await readdir(runDir, { recursive: true });
+  const tempsLeft = onMount.filter((p) => tempOwner(basename(p)) !== undefined);
   if (tempsLeft.length > 0) log(`N=${n}: temporary files left on the mount: ${tempsLeft.slice(0, 10).join(', ')}`);
   const tempFilesLeft = tempsLeft.length;
+  // The pages written, as the mount has them: a node's own count misses a write whose reply the fault lost.
+  const linksRecords = onMount.filter((p) => p.startsWith('links/') && p.endsWith('.json') && !basename(p).startsWith('.')).length;
   await rm(runDir, { recursive: true, force: true });
   const row: ClusterRow = {
     nodes: n,
@@ -254,7 +257,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
     firstRequestSeconds: round((firstRequest - started) / 1000, 2),
     lastRequestSeconds: round((lastRequest - started) / 1000, 2),
     perNode: nodes,
-    ...(fault === 'none' ? {} : { fault: { kind: fault, atSeconds: faultAt, forSeconds: faultFor, tempFilesLeft, ...atFault } }),
+    ...(fault === 'none' ? {} : { fault: { kind: fault, atSeconds: faultAt, forSeconds: faultFor, tempFilesLeft, linksRecords, ...atFault } }),
   };
   log(`N=${n}: ${fetched} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${duplicates} duplicate fetches, load ${row.loadavg.join(' ')}`);
   return row;

@@ -85,7 +85,11 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
     const [n1, n2] = r.perNode;
     assert.deepEqual(r.perNode.map((n) => n.exitCode), [0, 0]);
     assert.equal(r.coverage, 1, 'every page fetched');
-    assert.equal(r.perNode.reduce((a, n) => a + n.pages, 0), 12 * 60, 'every page written once');
+    // Every page is on the mount (the data, not what the nodes believe: a write whose reply the
+    // cut lost is counted by no node, though it landed and its page is not fetched again).
+    assert.equal(r.fault.linksRecords, 12 * 60, 'every page written');
+    const counted = r.perNode.reduce((a, n) => a + n.pages, 0);
+    assert.ok(counted <= 12 * 60 && counted >= 12 * 60 - n1!.leftToNewOwner, `${counted} pages counted by the nodes, n1 left ${n1!.leftToNewOwner}`);
     assert.ok(r.fault.n1Hosts > 0, 'n1 held hosts at the cut');
     assert.ok((n2!.events.tookOver ?? 0) > 0, `n2 took no host over: ${JSON.stringify(n2!.events)}`);
     assert.ok((n1!.events.lostLease ?? 0) > 0, `n1 found no lease lost: ${JSON.stringify(n1!.events)}`);
