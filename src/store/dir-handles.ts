@@ -1,4 +1,4 @@
-import { close, constants, existsSync, open } from 'node:fs';
+import { close, constants, open } from 'node:fs';
 import { open as openDir, stat, statfs } from 'node:fs/promises';
 
 /** How many directories stay open at most (each is an open directory on the file server too). */
@@ -45,11 +45,11 @@ export class DirHandles {
    * does not exist.
    */
   static async forDataDir(dataDir: string): Promise<DirHandles | undefined> {
-    if (process.platform !== 'linux' || !existsSync('/proc/self/fd')) return undefined;
+    if (process.platform !== 'linux') return undefined;
     try {
       if (!NETWORK_FS.has((await statfs(dataDir)).type)) return undefined;
-      // The way must work for this process: /proc may be mounted without it, or this
-      // process's own entries may not be its to follow (after a change of user).
+      // The way must work for this process: /proc may be missing or mounted without it, or
+      // this process's own entries may not be its to follow (after a change of user).
       const dir = await openDir(dataDir, constants.O_RDONLY | constants.O_DIRECTORY);
       try {
         await stat(`/proc/self/fd/${dir.fd}/.`);

@@ -63,22 +63,21 @@ export class HostStore {
   async #write(kind: HostKind, hostDir: string, path: string, data: string | Uint8Array): Promise<void> {
     await this.#ensureDir(kind, hostDir);
     try {
-      await this.#writeAtomic(kind, hostDir, path, data);
+      await this.#writeAtomic(path, data);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       this.#madeDirs.delete(`${kind}/${hostDir}`);
       await this.#ensureDir(kind, hostDir);
-      await this.#writeAtomic(kind, hostDir, path, data);
+      await this.#writeAtomic(path, data);
     }
   }
 
   /** One atomic write, through the open host directory when there is one (DirHandles). */
-  #writeAtomic(kind: HostKind, hostDir: string, path: string, data: string | Uint8Array): Promise<void> {
+  #writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
     const options = { nodeId: this.#nodeId, fsync: this.#fsync };
     const dirs = this.#dirs;
     if (dirs === undefined) return writeFileAtomic(path, data, options);
-    const dir = this.#layout.hostDir(kind, hostDir);
-    if (dirname(path) !== dir) return writeFileAtomic(path, data, options); // `via` stands for the file's own directory only
+    const dir = dirname(path); // `via` stands for the file's own directory
     return dirs
       .use(dir, (via) => writeFileAtomic(path, data, via === undefined ? options : { ...options, via }))
       .catch((err: unknown) => {

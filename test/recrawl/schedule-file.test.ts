@@ -3,29 +3,22 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { loadSchedule, writeSchedule } from '../../src/recrawl/schedule-file.js';
 import { DIRS, Layout, SCHEDULE_DIR } from '../../src/store/layout.js';
-import { RECORD_VERSION, serializeRecord, type LinksRecord } from '../../src/store/records.js';
+import { serializeRecord, type LinksRecord } from '../../src/store/records.js';
 import { urlKey } from '../../src/url/key.js';
 import { tempDir } from '../support/cli.js';
+import { pageRecord } from '../support/links-records.js';
 
 const HOST = '127.0.0.2';
 
 function rec(path: string, fetchedAt: number, nextFetchAt?: number): LinksRecord {
-  const url = `http://${HOST}${path}`;
-  return {
-    v: RECORD_VERSION,
-    url,
-    finalUrl: url,
-    status: 200,
-    contentType: 'text/html',
+  return pageRecord(`http://${HOST}${path}`, {
     bytes: 1,
     fetchedAt: new Date(fetchedAt).toISOString(),
     depth: 2,
     node: 'n',
     durationMs: 1,
-    html: null,
-    links: [],
     ...(nextFetchAt !== undefined ? { nextFetchAt: new Date(nextFetchAt).toISOString() } : {}),
-  };
+  });
 }
 
 describe('the per-host recrawl schedule (docs/recrawl.md, "Storage")', () => {

@@ -9,6 +9,7 @@ import { DIRS, Layout } from '../../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord } from '../../src/store/records.js';
 import { urlKey } from '../../src/url/key.js';
 import { hookFs } from '../support/fs-hook.js';
+import { pageRecord } from '../support/links-records.js';
 
 const NODE = 'ws1-100';
 const HOST = 'example.org';
@@ -34,21 +35,7 @@ async function freshStore(): Promise<{ layout: Layout; store: HostStore }> {
 }
 
 function linksRecord(path: string, extra: Partial<LinksRecord> = {}): LinksRecord {
-  return {
-    v: RECORD_VERSION,
-    url: url(path),
-    finalUrl: url(path),
-    status: 200,
-    contentType: 'text/html',
-    bytes: 10,
-    fetchedAt: '2025-01-15T12:00:00.000Z',
-    depth: 1,
-    node: NODE,
-    durationMs: 5,
-    html: null,
-    links: [url('/a'), url('/b')],
-    ...extra,
-  };
+  return pageRecord(url(path), { node: NODE, links: [url('/a'), url('/b')], ...extra });
 }
 
 function errsRecord(path: string, extra: Partial<ErrsRecord> = {}): ErrsRecord {
