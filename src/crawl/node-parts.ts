@@ -13,6 +13,7 @@ import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import { openDataDir } from '../store/data-dir.js';
 import { DirHandles } from '../store/dir-handles.js';
+import { WriteThread } from '../store/write-thread.js';
 import { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
 import { NORMALIZATION_VERSION, type NormalizeOptions } from '../url/normalize.js';
@@ -89,7 +90,12 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     sessionParams: [...config.normalize.sessionParams].sort(),
   });
   const normalize = reconcileNormalization(marker, config);
-  const store = new HostStore(layout, { nodeId: config.nodeId, fsync: config.fsync, dirs: await DirHandles.forDataDir(config.dataDir) });
+  const store = new HostStore(layout, {
+    nodeId: config.nodeId,
+    fsync: config.fsync,
+    dirs: await DirHandles.forDataDir(config.dataDir),
+    thread: await WriteThread.forDataDir(config.dataDir, { fsync: config.fsync }),
+  });
   const membership = new Membership(layout, config, { clock });
   const leases = new Leases(layout, config.nodeId, (id) => membership.isAlive(id));
   const reseeder = new Reseeder(layout, { clock, serverTime: () => membership.serverTime });

@@ -2,6 +2,7 @@ import { close, fsync, open, rename, write } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { tempName } from './layout.js';
 import { rememberTemp, removeTemp } from './left-temps.js';
+import { type WriteFailure, type WriteThread, WriteThreadLost } from './write-thread.js';
 
 /** Options of one atomic write. */
 export interface AtomicWriteOptions {
@@ -15,6 +16,8 @@ export interface AtomicWriteOptions {
    * the same; errors and temporary files left behind name the real path.
    */
   readonly via?: string;
+  /** The thread that makes writes on a local disk (WriteThread); the calls go through libuv's pool without it. */
+  readonly thread?: WriteThread | undefined;
 }
 
 let sequence = 0;
@@ -30,6 +33,8 @@ let sequence = 0;
  * FileHandle objects (this runs two or three times per page).
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<void> {
+  const { thread } = options;
+  if (thread?.usable && options.via === undefined && !options.fsync) return writeByThread(thread, path, data, options.nodeId);
   const name = basename(path);
   const tmpName = tempName(name, options.nodeId, sequence++);
   const tmp = join(dirname(path), tmpName);
@@ -68,6 +73,35 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
       writeFrom(0);
     });
   });
+}
+
+/** writeFileAtomic by a WriteThread: the same temporary file, steps and clean-up. */
+async function writeByThread(thread: WriteThread, path: string, data: string | Uint8Array, nodeId: string): Promise<void> {
+  const tmp = join(dirname(path), tempName(basename(path), nodeId, sequence++));
+  let failure: WriteFailure | undefined;
+  try {
+    failure = await thread.write(tmp, path, data);
+  } catch (err) {
+    if (!(err instanceof WriteThreadLost)) throw err;
+    // Stopped before it answered: the write may be half done. Its temporary file goes, and the
+    // write is made again by the pool (a rename that did happen is replaced by the same bytes).
+    await removeTemp(tmp);
+    return writeFileAtomic(path, data, { nodeId, fsync: false });
+  }
+  if (failure === undefined) return;
+  const err = Object.assign(new Error(failure.message), {
+    code: failure.code,
+    errno: failure.errno,
+    syscall: failure.syscall,
+    path: failure.path,
+    dest: failure.dest,
+  }) as NodeJS.ErrnoException;
+  if (failure.step === 'open') {
+    if (err.code !== 'EEXIST') rememberTemp(tmp);
+  } else {
+    await removeTemp(tmp);
+  }
+  throw err;
 }
 
 /** An error of a call made through `via`, naming the directory's real path instead. */

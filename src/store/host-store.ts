@@ -7,6 +7,7 @@ import type { DirHandles } from './dir-handles.js';
 import { Layout, tempOwner, type HostKind } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
 import { asErrsRecord, serializeRecord, type ErrsRecord, type LinksRecord } from './records.js';
+import type { WriteThread } from './write-thread.js';
 
 /** Reads in flight at once when a host's errs records are loaded. */
 const READ_PARALLELISM = 16;
@@ -33,12 +34,18 @@ export class HostStore {
   readonly #madeDirs = new Set<string>();
   /** On a network mount: the host directories, open, so that a write costs fewer round trips. */
   readonly #dirs: DirHandles | undefined;
+  /** On a local disk: the thread that makes the writes (WriteThread). */
+  readonly #thread: WriteThread | undefined;
 
-  constructor(layout: Layout, options: { nodeId: string; fsync: boolean; dirs?: DirHandles | undefined }) {
+  constructor(
+    layout: Layout,
+    options: { nodeId: string; fsync: boolean; dirs?: DirHandles | undefined; thread?: WriteThread | undefined },
+  ) {
     this.#layout = layout;
     this.#nodeId = options.nodeId;
     this.#fsync = options.fsync;
     this.#dirs = options.dirs;
+    this.#thread = options.thread;
   }
 
   get layout(): Layout {
@@ -74,7 +81,7 @@ export class HostStore {
 
   /** One atomic write, through the open host directory when there is one (DirHandles). */
   #writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
-    const options = { nodeId: this.#nodeId, fsync: this.#fsync };
+    const options = { nodeId: this.#nodeId, fsync: this.#fsync, thread: this.#thread };
     const dirs = this.#dirs;
     if (dirs === undefined) return writeFileAtomic(path, data, options);
     const dir = dirname(path); // `via` stands for the file's own directory
@@ -87,9 +94,10 @@ export class HostStore {
       });
   }
 
-  /** Closes the open host directories (the node is ending); later writes go by path. */
+  /** Closes the open host directories and the write thread (the node is ending); later writes go by path and the pool. */
   close(): void {
     this.#dirs?.close();
+    this.#thread?.close();
   }
 
   /** Stores a fetched page: the body (when there is one), then its links record. */

@@ -8,6 +8,7 @@ import { HostStore } from '../../src/store/host-store.js';
 import { DIRS, Layout } from '../../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord } from '../../src/store/records.js';
 import { urlKey } from '../../src/url/key.js';
+import { WriteThread } from '../../src/store/write-thread.js';
 import { hookFs } from '../support/fs-hook.js';
 import { pageRecord } from '../support/links-records.js';
 
@@ -126,6 +127,27 @@ describe('HostStore: writes', () => {
     assert.equal(await readFile(layout.html(HOST, K1), 'utf8'), '<p>one</p>');
     store.close();
     assert.equal(dirs.size, 0);
+  });
+
+  test('with a write thread (a local disk): the same files; a directory removed behind its back is made again', async () => {
+    const { layout } = await freshStore();
+    const thread = new WriteThread();
+    const store = new HostStore(layout, { nodeId: NODE, fsync: false, thread });
+    try {
+      await store.writePage(HOST, K1, new TextEncoder().encode('<p>one</p>'), linksRecord('/one'));
+      await rm(layout.hostDir('links', HOST), { recursive: true });
+      // The thread's create fails with ENOENT, as the pool's would: the directory is made again.
+      await store.writePage(HOST, K2, null, linksRecord('/two'));
+      await store.writeErrs(HOST, K3, errsRecord('/three'));
+      assert.deepEqual(await readdir(layout.hostDir('links', HOST)), [`${K2}.json`]);
+      assert.equal(await readFile(layout.html(HOST, K1), 'utf8'), '<p>one</p>');
+      assert.equal(await readFile(layout.links(HOST, K2), 'utf8'), serializeRecord(linksRecord('/two')));
+      assert.equal(await readFile(layout.errs(HOST, K3), 'utf8'), serializeRecord(errsRecord('/three')));
+      assert.equal(thread.usable, true);
+    } finally {
+      store.close();
+    }
+    assert.equal(thread.usable, false, 'closed with the store');
   });
 
   test('a vanished top-level directory is never recreated (the mount may be gone)', async () => {

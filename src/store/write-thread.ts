@@ -1,0 +1,221 @@
+import { statfs } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * One atomic write as the thread is asked it: the temporary file, then the rename to `path`.
+ * The bytes are `length` bytes at `start` of the shared ring, or `data` when they did not fit.
+ */
+export type WriteJob = {
+  readonly id: number;
+  readonly tmp: string;
+  readonly path: string;
+} & ({ readonly start: number; readonly length: number } | { readonly data: Uint8Array });
+
+/** How a write failed: the step and the error's fields (an Error does not cross threads whole). */
+export interface WriteFailure {
+  readonly step: 'open' | 'write' | 'close' | 'rename';
+  readonly message: string;
+  readonly code?: string | undefined;
+  readonly errno?: number | undefined;
+  readonly syscall?: string | undefined;
+  readonly path?: string | undefined;
+  readonly dest?: string | undefined;
+}
+
+export interface WriteResult {
+  readonly id: number;
+  readonly failure: WriteFailure | undefined;
+}
+
+/** The thread's answer to a batch: the results, and the bytes that did not fit the ring, handed back to be freed here. */
+export interface WriteAnswer {
+  readonly results: readonly WriteResult[];
+  readonly bodies: readonly ArrayBuffer[];
+}
+
+/** What the thread is started with. */
+export interface WriteThreadData {
+  readonly ring: SharedArrayBuffer;
+}
+
+/** The thread stopped (it failed, or it was closed) before it answered a write: its outcome is not known. */
+export class WriteThreadLost extends Error {
+  constructor(cause: unknown) {
+    super('the write thread stopped', { cause });
+  }
+}
+
+/**
+ * Kinds of local file system (statfs f_type): ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, ZFS,
+ * F2FS. Anything else (a network or cluster file system, or one not known here) keeps
+ * libuv's thread pool, whose four threads make calls side by side.
+ */
+/** The thread's young generation, MiB (see #thread). */
+const YOUNG_GENERATION_MB = 2;
+/**
+ * Bytes of the ring the main thread copies the files into for the thread: the bytes of 90
+ * pages of 45 KB waiting at once. A file that does not fit (larger than a quarter of it, or
+ * the ring full) is copied into a buffer of its own and moved to the thread.
+ */
+const RING_BYTES = 4 * 1024 * 1024;
+
+const LOCAL_FS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010]);
+
+/**
+ * A worker thread that makes a node's page writes on a local disk (docs/architecture.md,
+ * "Writes on a local disk"). An atomic write through libuv's thread pool is four calls (open,
+ * write, close, rename), each handed from the main thread to a pool thread and its result
+ * handed back: on a machine with few cores the main thread loses its core to the pool
+ * threads it wakes, about 130 us of its time per write where the calls themselves take 150
+ * us of the kernel's. Here the main thread sends the writes of one turn of the event loop in
+ * one message and the thread makes them with synchronous calls, one after another, and
+ * answers in one message. On a network mount the calls wait for the server, and the pool's
+ * four at a time pay better: WriteThread is used only on the local file systems above, and
+ * not with --fsync (a flush per file, one at a time, would serialize the disk's waits).
+ *
+ * The files, their temporary names and the order of the steps are those of
+ * writeFileAtomic, which uses the thread when it is given one.
+ */
+export class WriteThread {
+  #worker: Worker | undefined;
+  readonly #pending = new Map<
+    number,
+    { resolve: (f: WriteFailure | undefined) => void; reject: (e: unknown) => void; ringBytes: number }
+  >();
+  #ring: Buffer | undefined;
+  /** Where the next file goes in the ring, and the bytes in use before it (freed oldest first). */
+  #head = 0;
+  #used = 0;
+  #queue: WriteJob[] = [];
+  #transfer: ArrayBuffer[] = [];
+  #flushScheduled = false;
+  #nextId = 0;
+  /** Set once the thread failed or was closed: writes then go through the pool. */
+  #stopped = false;
+
+  /** A WriteThread when `dataDir` is on a local file system of Linux and files are not flushed; else undefined. */
+  static async forDataDir(dataDir: string, options: { fsync: boolean }): Promise<WriteThread | undefined> {
+    if (options.fsync || process.platform !== 'linux') return undefined;
+    try {
+      return LOCAL_FS.has((await statfs(dataDir)).type) ? new WriteThread() : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** False once the thread failed or was closed. */
+  get usable(): boolean {
+    return !this.#stopped;
+  }
+
+  /**
+   * Writes `data` to `tmp` and renames it to `path`. Resolves to undefined when done, to how
+   * it failed otherwise (the temporary file may then be left for the caller to remove);
+   * rejects with WriteThreadLost when the thread stopped first.
+   */
+  write(tmp: string, path: string, data: string | Uint8Array): Promise<WriteFailure | undefined> {
+    if (this.#stopped) return Promise.reject(new WriteThreadLost(undefined));
+    const id = this.#nextId++;
+    const length = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+    const place = this.#place(length);
+    let ringBytes = 0;
+    if (place !== undefined) {
+      const ring = this.#ring!;
+      if (typeof data === 'string') ring.write(data, place.start, length);
+      else ring.set(data, place.start);
+      ringBytes = place.bytes;
+      this.#queue.push({ id, tmp, path, start: place.start, length });
+    } else {
+      // Bytes of their own, moved to the thread: the caller may keep using its buffer, and a
+      // Buffer is often a view of a larger pool, which a plain message would copy whole.
+      const copy = typeof data === 'string' ? new Uint8Array(Buffer.from(data)) : new Uint8Array(data);
+      this.#transfer.push(copy.buffer);
+      this.#queue.push({ id, tmp, path, data: copy });
+    }
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject, ringBytes });
+      if (this.#pending.size === 1) this.#worker?.ref();
+    });
+  }
+
+  /**
+   * A place for `length` bytes in the ring: at its head, or at its start when they do not fit
+   * before its end (the bytes skipped count as used until this file is answered). Files are
+   * answered in the order they were sent, so the bytes in use are always the `#used` bytes
+   * before the head, and the oldest are freed first.
+   */
+  #place(length: number): { start: number; bytes: number } | undefined {
+    if (length > RING_BYTES / 4) return undefined;
+    this.#ring ??= Buffer.from(new SharedArrayBuffer(RING_BYTES));
+    let start = this.#head;
+    let skipped = 0;
+    if (start + length > RING_BYTES) {
+      skipped = RING_BYTES - start;
+      start = 0;
+    }
+    const bytes = skipped + length;
+    if (this.#used + bytes > RING_BYTES) return undefined;
+    this.#used += bytes;
+    this.#head = (start + length) % RING_BYTES;
+    return { start, bytes };
+  }
+
+  /** Ends the thread once the writes sent to it are answered; later writes are refused (WriteThreadLost). */
+  close(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    if (this.#pending.size === 0) void this.#worker?.terminate();
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#queue.length === 0) return;
+    const jobs = this.#queue;
+    const transfer = this.#transfer;
+    this.#queue = [];
+    this.#transfer = [];
+    this.#thread().postMessage(jobs, transfer);
+  }
+
+  #thread(): Worker {
+    if (this.#worker !== undefined) return this.#worker;
+    // '../store/': the same file from dist/src/store and from the bundle in dist/src/cli.
+    // A small young generation: the records it is sent are short-lived strings, and V8's
+    // default would let them fill tens of megabytes before the first collection.
+    this.#ring ??= Buffer.from(new SharedArrayBuffer(RING_BYTES));
+    const workerData: WriteThreadData = { ring: this.#ring.buffer as SharedArrayBuffer };
+    const w = new Worker(new URL('../store/write-thread-worker.js', import.meta.url), {
+      workerData,
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
+    w.on('message', ({ results }: WriteAnswer) => {
+      for (const r of results) {
+        const p = this.#pending.get(r.id);
+        if (p === undefined) continue;
+        this.#pending.delete(r.id);
+        this.#used -= p.ringBytes;
+        p.resolve(r.failure);
+      }
+      if (this.#pending.size === 0) {
+        if (this.#stopped) void w.terminate();
+        else w.unref();
+      }
+    });
+    w.on('error', (err) => this.#lose(err));
+    w.on('exit', (code) => this.#lose(new Error(`the write thread exited with ${code}`)));
+    this.#worker = w;
+    return w;
+  }
+
+  /** The thread is gone: writes not answered are lost to it (their callers write again by the pool). */
+  #lose(cause: unknown): void {
+    this.#stopped = true;
+    const lost = new WriteThreadLost(cause);
+    for (const p of this.#pending.values()) p.reject(lost);
+    this.#pending.clear();
+  }
+}

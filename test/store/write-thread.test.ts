@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, statfs, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { writeFileAtomic } from '../../src/store/atomic-write.js';
+import { type WriteFailure, WriteThread, WriteThreadLost } from '../../src/store/write-thread.js';
+import { freshDirs } from '../support/temp-paths.js';
+
+const NODE_ID = 'ws1-100';
+const freshDir = freshDirs('mountcrawl-writethread-');
+
+/** Bytes that say where they belong: byte i of file n is (n * 7 + i) mod 251. */
+function bytesOf(n: number, length: number): Uint8Array {
+  const b = new Uint8Array(length);
+  for (let i = 0; i < length; i++) b[i] = (n * 7 + i) % 251;
+  return b;
+}
+
+const linux = process.platform === 'linux' ? {} : { skip: 'WriteThread is used on Linux only' };
+
+describe('WriteThread', linux, () => {
+  test('many writes at once, of every kind of data: each file whole and exact, no temporary file left', async () => {
+    const dir = await freshDir();
+    const thread = new WriteThread();
+    try {
+      const big = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 253); // more than the ring takes at once
+      const pool = Buffer.alloc(200_000, 0x61);
+      const expected = new Map<string, Uint8Array>();
+      const writes: Promise<void>[] = [];
+      for (let n = 0; n < 400; n++) {
+        const path = join(dir, `f${n}`);
+        let data: string | Uint8Array;
+        if (n % 5 === 0) data = `{"n":${n},"text":"ünïcødé ✓ ${'x'.repeat(n * 13)}"}\n`; // a record: a string
+        else if (n % 5 === 1) data = bytesOf(n, 45_000 + n); // a body of its own
+        else if (n % 5 === 2) data = pool.subarray(n, n + 30_000 + n); // a view into a larger buffer
+        else if (n % 5 === 3) data = n === 3 ? new Uint8Array(0) : bytesOf(n, 120_000);
+        else data = n === 4 ? big : bytesOf(n, 1 + n);
+        expected.set(path, typeof data === 'string' ? new Uint8Array(Buffer.from(data)) : Uint8Array.from(data));
+        writes.push(writeFileAtomic(path, data, { nodeId: NODE_ID, fsync: false, thread }));
+      }
+      await Promise.all(writes);
+      assert.equal(thread.usable, true, 'the thread made them (it did not fail over to the pool)');
+      for (const [path, bytes] of expected) assert.deepEqual(new Uint8Array(await readFile(path)), bytes, path);
+      assert.equal((await readdir(dir)).length, 400, 'no temporary file');
+      assert.equal(big.length, 3 * 1024 * 1024, "the caller's buffer is still whole (copied, not moved)");
+    } finally {
+      thread.close();
+    }
+  });
+
+  test('writes one after another wrap around the ring many times: every file exact', async () => {
+    const dir = await freshDir();
+    const thread = new WriteThread();
+    try {
+      // 60 rounds of 8 writes of 300 KB: 144 MB through a ring of 4 MB.
+      for (let round = 0; round < 60; round++) {
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) => writeFileAtomic(join(dir, `f${i}`), bytesOf(round * 8 + i, 300_000 + round), { nodeId: NODE_ID, fsync: false, thread })),
+        );
+        for (let i = 0; i < 8; i += 3) assert.deepEqual(new Uint8Array(await readFile(join(dir, `f${i}`))), bytesOf(round * 8 + i, 300_000 + round));
+      }
+    } finally {
+      thread.close();
+    }
+  });
+
+  test('a failed create: the error of the call (code, syscall, the real path), nothing left', async () => {
+    const dir = await freshDir();
+    const thread = new WriteThread();
+    try {
+      const path = join(dir, 'missing', 'page.html');
+      await assert.rejects(writeFileAtomic(path, 'x', { nodeId: NODE_ID, fsync: false, thread }), (err: NodeJS.ErrnoException) => {
+        assert.equal(err.code, 'ENOENT');
+        assert.equal(err.syscall, 'open');
+        assert.ok(err.path?.startsWith(`${join(dir, 'missing')}/.page.html~${NODE_ID}~`), err.path);
+        assert.match(err.message, /^ENOENT: no such file or directory, open /);
+        return true;
+      });
+      assert.deepEqual(await readdir(dir), []);
+    } finally {
+      thread.close();
+    }
+  });
+
+  test('a failed rename: its error, and the temporary file removed', async () => {
+    const dir = await freshDir();
+    const thread = new WriteThread();
+    try {
+      // The name is a directory that is not empty: the rename cannot replace it.
+      await mkdir(join(dir, 'page.html'));
+      await writeFile(join(dir, 'page.html', 'inside'), '');
+      await assert.rejects(writeFileAtomic(join(dir, 'page.html'), 'x', { nodeId: NODE_ID, fsync: false, thread }), (err: NodeJS.ErrnoException) => {
+        assert.equal(err.syscall, 'rename');
+        assert.ok(['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(err.code ?? ''), err.code);
+        return true;
+      });
+      assert.deepEqual(await readdir(dir), ['page.html']);
+      assert.equal(thread.usable, true, 'a failed write does not stop the thread');
+      await writeFileAtomic(join(dir, 'next.html'), 'y', { nodeId: NODE_ID, fsync: false, thread });
+      assert.equal(await readFile(join(dir, 'next.html'), 'utf8'), 'y');
+    } finally {
+      thread.close();
+    }
+  });
+
+  test('close: writes already sent are made; later ones go through the pool', async () => {
+    const dir = await freshDir();
+    const thread = new WriteThread();
+    const sent = writeFileAtomic(join(dir, 'a'), 'before', { nodeId: NODE_ID, fsync: false, thread });
+    thread.close();
+    assert.equal(thread.usable, false);
+    await sent;
+    await writeFileAtomic(join(dir, 'b'), 'after', { nodeId: NODE_ID, fsync: false, thread });
+    assert.equal(await readFile(join(dir, 'a'), 'utf8'), 'before');
+    assert.equal(await readFile(join(dir, 'b'), 'utf8'), 'after');
+    await assert.rejects(thread.write(join(dir, '.t'), join(dir, 't'), 'x'), WriteThreadLost);
+  });
+
+  test('a thread lost before it answered: its temporary file goes and the pool makes the write', async () => {
+    const dir = await freshDir();
+    const path = join(dir, 'page.html');
+    // Stands for a thread that created the temporary file and then stopped.
+    const lost = {
+      usable: true,
+      async write(tmp: string): Promise<WriteFailure | undefined> {
+        await writeFile(tmp, 'half');
+        throw new WriteThreadLost(new Error('exited'));
+      },
+    } as unknown as WriteThread;
+    await writeFileAtomic(path, 'whole', { nodeId: NODE_ID, fsync: false, thread: lost });
+    assert.equal(await readFile(path, 'utf8'), 'whole');
+    assert.deepEqual(await readdir(dir), ['page.html']);
+  });
+
+  test('an idle thread does not keep the process alive', async () => {
+    const dir = await freshDir();
+    const module = fileURLToPath(new URL('../../src/store/write-thread.js', import.meta.url));
+    const atomic = fileURLToPath(new URL('../../src/store/atomic-write.js', import.meta.url));
+    const script = `
+      const { WriteThread } = await import(${JSON.stringify(module)});
+      const { writeFileAtomic } = await import(${JSON.stringify(atomic)});
+      const thread = new WriteThread();
+      await writeFileAtomic(${JSON.stringify(join(dir, 'a'))}, 'from a child', { nodeId: 'c', fsync: false, thread });
+      console.log(thread.usable ? 'written by the thread' : 'the thread failed');`;
+    // A file, not `-e`: a worker inherits the process's flags, and `--input-type` fails it.
+    await writeFile(join(dir, 'child.mjs'), script);
+    const child = spawn(process.execPath, [join(dir, 'child.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    clearTimeout(timer);
+    assert.equal(out.trim(), 'written by the thread');
+    assert.equal(code, 0, 'exited by itself (not killed after 10 s)');
+    assert.equal(await readFile(join(dir, 'a'), 'utf8'), 'from a child');
+  });
+
+  test('forDataDir: none with --fsync, none where the directory cannot be read; on a local disk, one', async () => {
+    const dir = await freshDir();
+    assert.equal(await WriteThread.forDataDir(dir, { fsync: true }), undefined);
+    assert.equal(await WriteThread.forDataDir(join(dir, 'never-made'), { fsync: false }), undefined);
+    assert.equal(await WriteThread.forDataDir('/proc/self', { fsync: false }), undefined, 'procfs is not a disk');
+    // The test's own directory, on the disk kinds a CI machine has (ext4, tmpfs, overlayfs, XFS, Btrfs).
+    const type = (await statfs(dir)).type;
+    if ([0xef53, 0x01021994, 0x794c7630, 0x58465342, 0x9123683e].includes(type)) {
+      const thread = await WriteThread.forDataDir(dir, { fsync: false });
+      assert.ok(thread instanceof WriteThread, `a thread on file system type 0x${type.toString(16)}`);
+      thread.close();
+    } else {
+      assert.fail(`the test directory is on file system type 0x${type.toString(16)}: add it here or to LOCAL_FS`);
+    }
+  });
+});
