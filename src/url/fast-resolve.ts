@@ -141,9 +141,29 @@ function hostOf(href: string, from: number, to: number): string | undefined {
   return host;
 }
 
+/**
+ * True for `a.b.c.d` where each part is a decimal number of 0 to 255 without a leading zero
+ * (a loop over the characters: every link to a host named by its address passes here).
+ */
 function isDottedQuad(host: string): boolean {
-  const parts = host.split('.');
-  return parts.length === 4 && parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && Number(p) <= 255);
+  let parts = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= host.length; i++) {
+    const c = i < host.length ? host.charCodeAt(i) : 0x2e;
+    if (c === 0x2e) {
+      if (digits === 0 || value > 255 || ++parts > 4) return false;
+      value = 0;
+      digits = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (digits === 1 && value === 0) return false; // a leading zero
+      value = value * 10 + (c - 0x30);
+      if (++digits > 3) return false;
+    } else {
+      return false;
+    }
+  }
+  return parts === 4;
 }
 
 /**

@@ -23,6 +23,9 @@ const IPV6_DIR = /^\[[0-9a-f.-]+\]$/;
  * directory name.
  */
 export function hostDirOfNormalized(normalizedUrl: string): string | undefined {
+  // Most links of a page are to the host of the one before: `scheme://authority/` as a prefix
+  // says so without cutting the authority out and looking it up.
+  if (lastPrefix !== '' && normalizedUrl.startsWith(lastPrefix)) return lastDir;
   const start = normalizedUrl.indexOf('://');
   if (start < 0) return undefined;
   const from = start + 3;
@@ -36,8 +39,16 @@ export function hostDirOfNormalized(normalizedUrl: string): string | undefined {
     if (recentDirs.size >= RECENT_DIRS_MAX) recentDirs.clear();
     recentDirs.set(authority, dir);
   }
+  if (end < normalizedUrl.length) {
+    lastPrefix = normalizedUrl.slice(0, end + 1);
+    lastDir = dir;
+  }
   return dir;
 }
+
+/** `scheme://authority/` of the last URL with a path, and its host directory. */
+let lastPrefix = '';
+let lastDir: string | undefined;
 
 /** Authorities seen lately and their host directories (or undefined: unsafe). */
 const recentDirs = new Map<string, string | undefined>();
