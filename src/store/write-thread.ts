@@ -45,11 +45,6 @@ export class WriteThreadLost extends Error {
   }
 }
 
-/**
- * Kinds of local file system (statfs f_type): ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, ZFS,
- * F2FS. Anything else (a network or cluster file system, or one not known here) keeps
- * libuv's thread pool, whose four threads make calls side by side.
- */
 /** The thread's young generation, MiB (see #thread). */
 const YOUNG_GENERATION_MB = 2;
 /**
@@ -59,11 +54,16 @@ const YOUNG_GENERATION_MB = 2;
  */
 const RING_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Kinds of local file system (statfs f_type): ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, ZFS,
+ * F2FS. Anything else (a network or cluster file system, or one not known here) keeps
+ * libuv's thread pool, whose four threads make calls side by side.
+ */
 const LOCAL_FS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010]);
 
 /**
- * A worker thread that makes a node's page writes on a local disk (docs/architecture.md,
- * "Writes on a local disk"). An atomic write through libuv's thread pool is four calls (open,
+ * A worker thread that makes a node's page writes on a local disk (docs/benchmarks.md, "A
+ * write thread on a local disk"). An atomic write through libuv's thread pool is four calls (open,
  * write, close, rename), each handed from the main thread to a pool thread and its result
  * handed back: on a machine with few cores the main thread loses its core to the pool
  * threads it wakes, about 130 us of its time per write where the calls themselves take 150
