@@ -21,13 +21,14 @@ import { fileURLToPath } from 'node:url';
 import { systemClock } from '../src/config/clock.js';
 import { Reseeder, type ReseedSink, type ReseedStats } from '../src/reseed/reseeder.js';
 import { Layout } from '../src/store/layout.js';
-import { RECORD_VERSION, serializeRecord, type LinksRecord } from '../src/store/records.js';
+import { serializeRecord, type LinksRecord } from '../src/store/records.js';
 import { urlKey } from '../src/url/key.js';
 import { KeySet } from '../src/url/key-set.js';
 import { mapLimit } from '../src/util/map-limit.js';
 import { machineBusySeconds } from './measure.js';
 import { rng } from './pages.js';
 import { benchArgs } from './args.js';
+import { benchLinksRecord } from './links-record.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -79,22 +80,7 @@ function record(h: number, j: number, perHost: number): LinksRecord {
     else if (x < 0.95) links.push(pageUrl(Math.floor(r() * hosts), Math.floor(r() * perHost)));
     else links.push(`https://cdn-${Math.floor(r() * 50)}.elsewhere.example/share?id=${Math.floor(r() * 1e6)}`);
   }
-  const url = pageUrl(h, j);
-  return {
-    v: RECORD_VERSION,
-    url,
-    finalUrl: url,
-    status: 200,
-    contentType: 'text/html; charset=utf-8',
-    bytes: 20_000 + Math.floor(r() * 20_000),
-    fetchedAt: new Date(1_750_000_000_000 + j * 1000).toISOString(),
-    depth: 1 + (j % 7),
-    node: 'bench-1234',
-    durationMs: 5 + Math.floor(r() * 200),
-    html: `html/${hostName(h)}/${urlKey(url)}.html`,
-    charset: 'utf-8',
-    links: [...new Set(links)],
-  };
+  return benchLinksRecord(pageUrl(h, j), hostName(h), j, [...new Set(links)], r);
 }
 
 function* indexesOf(from: number, to: number): Generator<number> {

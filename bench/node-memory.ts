@@ -1,0 +1,113 @@
+/**
+ * The peak RSS of a whole crawling node that knows 1,000,000 URLs (issue 13: "a node holding
+ * 1,000,000 known URLs at most 1 GB; measure a whole node, not only the reseeder").
+ *
+ *   node dist/bench/node-memory.js [--records 1000000] [--hosts 100] [--links 40] [--data DIR] [--keep]
+ *
+ * A loopback site of `--hosts` hosts (127.0.0.10 and up) answers robots.txt with 404 and
+ * every page with a small page without links. The bench writes `--records` links records of
+ * those hosts into a fresh data directory, as nodes would have left them (host-major, real
+ * field set and serialization; links to pages of the same host and of others, all of them
+ * pages that have a record), then runs `node bin/mountcrawl.js crawl` on it as a user resumes
+ * a crawl: seeded with each host's `/`, the node takes every host, lists its records (each
+ * key a URL it knows as done), reseeds from all of them (each link offered and found known),
+ * fetches the 100 seeds and ends. Its peak RSS is measured with GNU time.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { LoopbackSite } from '../src/site/site-server.js';
+import { Layout } from '../src/store/layout.js';
+import { serializeRecord, type LinksRecord } from '../src/store/records.js';
+import { urlKey } from '../src/url/key.js';
+import { mapLimit } from '../src/util/map-limit.js';
+import { benchArgs } from './args.js';
+import { benchLinksRecord } from './links-record.js';
+import { haveGnuTime, wholeArg } from './measure.js';
+import { rng } from './pages.js';
+import { MOUNTCRAWL_BIN } from './peers.js';
+
+const { values: o } = benchArgs({
+  options: {
+    records: { type: 'string', default: '1000000' },
+    hosts: { type: 'string', default: '100' },
+    links: { type: 'string', default: '40' },
+    data: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const log = (line: string): void => void process.stderr.write(`node-memory bench: ${line}\n`);
+const records = wholeArg('node-memory bench', 'records', o.records, 1);
+const hostCount = wholeArg('node-memory bench', 'hosts', o.hosts, 1);
+const linksPerRecord = wholeArg('node-memory bench', 'links', o.links, 0);
+if (!haveGnuTime()) {
+  log('needs GNU time (/usr/bin/time) to measure the peak RSS');
+  process.exit(2);
+}
+
+const site = await LoopbackSite.start({
+  hosts: hostCount,
+  firstOctet: 10,
+  handle: (_req, res, _host, path) => {
+    if (path === '/robots.txt') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>seed</title><p>no links here</p>');
+  },
+});
+const perHost = Math.ceil(records / hostCount);
+const pageUrl = (h: number, j: number): string => `${site.hosts[h]!.origin}/articles/${j % 97}/story-${j}.html`;
+
+/** The links record of page j of host h: links to pages of the same host (80%) and of others, all of them recorded. */
+function record(h: number, j: number): LinksRecord {
+  const r = rng(h * 7_000_003 + j);
+  const links = new Set<string>();
+  for (let k = 0; k < linksPerRecord; k++) {
+    const other = r() < 0.2 ? Math.floor(r() * hostCount) : h;
+    links.add(pageUrl(other, Math.floor(r() * Math.min(perHost, Math.floor(records / hostCount)))));
+  }
+  return benchLinksRecord(pageUrl(h, j), site.hosts[h]!.hostDir, j, [...links], r);
+}
+
+const root = o.data !== undefined ? resolve(o.data) : await mkdtemp(join(tmpdir(), 'mountcrawl-node-memory-'));
+try {
+  const layout = new Layout(root);
+  await mkdir(layout.dir('links'), { recursive: true });
+  for (const host of site.hosts) await mkdir(layout.hostDir('links', host.hostDir), { recursive: true });
+  const built = performance.now();
+  let written = 0;
+  const indexes = (function* () {
+    for (let i = 0; i < records; i++) yield i;
+  })();
+  await mapLimit(indexes, 64, async (i) => {
+    const h = i % hostCount;
+    const rec = record(h, Math.floor(i / hostCount));
+    await writeFile(layout.links(site.hosts[h]!.hostDir, urlKey(rec.url)), serializeRecord(rec));
+    if (++written % 100_000 === 0) log(`${written} records written`);
+  });
+  log(`${records} records of ${hostCount} hosts written in ${((performance.now() - built) / 1000).toFixed(1)} s; crawling`);
+
+  const timeFile = join(root, '..', `node-memory-${process.pid}.time`);
+  const args = ['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', root, '--no-progress', '--delay', '0'];
+  const started = performance.now();
+  const child = spawn('/usr/bin/time', ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, MOUNTCRAWL_BIN, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  const code = await new Promise<number | null>((done) => child.on('exit', done));
+  const wall = (performance.now() - started) / 1000;
+  const [, user, sys, maxKiB] = (await readFile(timeFile, 'utf8')).trim().split(/\s+/).map(Number);
+  await rm(timeFile, { force: true });
+  const summary = stderr.split('\n').filter((l) => /done|total|error/i.test(l)).slice(-3).join(' | ');
+  log(`exit ${code}, ${wall.toFixed(1)} s, CPU ${(user! + sys!).toFixed(1)} s, peak RSS ${(maxKiB! / 1024).toFixed(0)} MiB; requests to the site: ${[...site.counts.values()].reduce((a, b) => a + b, 0)}`);
+  log(`the node said: ${summary}`);
+  process.stdout.write(
+    `${JSON.stringify({ records, hosts: hostCount, links: linksPerRecord, exit: code, wallS: wall, cpuS: user! + sys!, peakRssMiB: maxKiB! / 1024 })}\n`,
+  );
+} finally {
+  await site.close();
+  if (!o.keep) await rm(root, { recursive: true, force: true });
+}
