@@ -102,11 +102,11 @@ try {
   const [, user, sys, maxKiB] = (await readFile(timeFile, 'utf8')).trim().split(/\s+/).map(Number);
   await rm(timeFile, { force: true });
   const summary = stderr.split('\n').filter((l) => /done|total|error/i.test(l)).slice(-3).join(' | ');
-  log(`exit ${code}, ${wall.toFixed(1)} s, CPU ${(user! + sys!).toFixed(1)} s, peak RSS ${(maxKiB! / 1024).toFixed(0)} MiB; requests to the site: ${[...site.counts.values()].reduce((a, b) => a + b, 0)}`);
+  const requests = [...site.counts.values()].reduce((a, b) => a + b, 0);
+  log(`exit ${code}, ${wall.toFixed(1)} s, CPU ${(user! + sys!).toFixed(1)} s, peak RSS ${(maxKiB! / 1024).toFixed(0)} MiB; requests to the site: ${requests}`);
   log(`the node said: ${summary}`);
-  process.stdout.write(
-    `${JSON.stringify({ records, hosts: hostCount, links: linksPerRecord, exit: code, wallS: wall, cpuS: user! + sys!, peakRssMiB: maxKiB! / 1024 })}\n`,
-  );
+  const result = { records, hosts: hostCount, links: linksPerRecord, exit: code, wallS: wall, cpuS: user! + sys!, peakRssMiB: maxKiB! / 1024, requests };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {
   await site.close();
   if (!o.keep) await rm(root, { recursive: true, force: true });
