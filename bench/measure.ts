@@ -122,6 +122,14 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
+/** The process trees being measured now: how to stop each. */
+const running = new Set<() => void>();
+
+/** Stops every process tree being measured (the bench itself was told to stop). */
+export function stopMeasured(): void {
+  for (const kill of running) kill();
+}
+
 /**
  * Runs a command and measures it: wall time, CPU of the whole process tree, and the peak RSS
  * of every process in it. The tree is followed through /proc every `pollMs`: VmHWM is the
@@ -173,16 +181,20 @@ export async function measure(command: string, args: readonly string[], options:
   poll();
   const timer = setInterval(poll, options.pollMs ?? 100);
 
+  // Whatever of the tree is still running (the same pid and start time) is ours to stop.
+  const killTree = (): void => {
+    for (const s of seen.values()) if (s.depth >= 1 && readProc(s.pid)?.startTime === s.startTime) tryKill(s.pid, 'SIGKILL');
+    tryKill(rootPid, 'SIGKILL');
+  };
+  running.add(killTree);
+
   let timedOut = false;
   const killer = setTimeout(() => {
     timedOut = true;
     // The command first (it may stop its own children gracefully), then whatever is left.
     const main = [...seen.values()].find((s) => s.depth === 1);
     if (main) tryKill(main.pid, 'SIGTERM');
-    setTimeout(() => {
-      for (const s of seen.values()) if (s.depth >= 1 && readProc(s.pid)?.startTime === s.startTime) tryKill(s.pid, 'SIGKILL');
-      tryKill(rootPid, 'SIGKILL');
-    }, 10_000).unref();
+    setTimeout(killTree, 10_000).unref();
   }, options.timeoutMs);
 
   const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
@@ -192,7 +204,8 @@ export async function measure(command: string, args: readonly string[], options:
   const machineCpuSeconds = machineBusySeconds() - machineBefore;
   clearInterval(timer);
   clearTimeout(killer);
-  // Anything of the tree still running (an orphaned grandchild) is ours to stop: same pid and start time.
+  running.delete(killTree);
+  // Anything of the tree still running (an orphaned grandchild).
   for (const s of seen.values()) if (s.depth >= 1 && readProc(s.pid)?.startTime === s.startTime) tryKill(s.pid, 'SIGKILL');
 
   const processes: ProcessPeak[] = [...seen.values()]

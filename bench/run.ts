@@ -14,13 +14,13 @@
  * docs/benchmarks.md explains every column.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, hostname, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseProcesses } from '../src/config/processes.js';
 import { formatProfile, summarizeProfiles } from './cpu-profile.js';
-import { measure, round, tail, wholeArg } from './measure.js';
+import { measure, round, stopMeasured, tail, wholeArg } from './measure.js';
 import { PEERS, REPO, peerCommand, type PeerName, type PeerSettings } from './peers.js';
 import { checkTargets, formatPeaks, formatTable, type PeerResult, type ScenarioResult } from './report.js';
 import { PAGE_SHAPES, type PageShape } from './pages.js';
@@ -118,6 +118,15 @@ log(
   `site ready in ${site.stats.generateSeconds} s: ${site.hosts[0]!.address}..${site.hosts[hosts - 1]!.address}, ` +
     `${(site.stats.avgBytes / 1024).toFixed(1)} KiB, ${site.stats.avgElements} elements, ${site.stats.avgAnchors} links per page`,
 );
+// Stopped (Ctrl-C, kill): the crawler being measured and its work directory go with the bench.
+for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15]] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the process under measure${o.keep ? '' : ` and removing ${workRoot}`}`);
+    stopMeasured();
+    if (!o.keep) rmSync(workRoot, { recursive: true, force: true, maxRetries: 5 });
+    process.exit(128 + number);
+  });
+}
 const stamp = new Date().toISOString().replace(/[:]/g, '').replace(/\..*$/, 'Z');
 const mountcrawlCommit = commit();
 let failed = false;
