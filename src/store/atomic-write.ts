@@ -44,14 +44,9 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   const named = (err: NodeJS.ErrnoException): NodeJS.ErrnoException => (via === undefined ? err : realNames(err, via, dirname(path)));
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   return new Promise((resolve, reject) => {
-    const fail = (err: Error): void => void removeTemp(tmp).then(() => reject(named(err as NodeJS.ErrnoException)));
+    const fail = (err: Error): void => void failedAfterOpen(tmp, err).catch((e: NodeJS.ErrnoException) => reject(named(e)));
     open(callTmp, 'wx', 0o666, (openErr, fd) => {
-      if (openErr) {
-        // Over a network mount an open that failed with EIO may still have created the file
-        // (the reply was lost): it is removed once the mount is back. EEXIST: not ours.
-        if (openErr.code !== 'EEXIST') rememberTemp(tmp);
-        return reject(named(openErr));
-      }
+      if (openErr) return void failedOpen(tmp, openErr).catch((err: NodeJS.ErrnoException) => reject(named(err)));
       const closeThenRename = (writeErr: Error | null): void => {
         close(fd, (closeErr) => {
           const err = writeErr ?? closeErr;
@@ -96,11 +91,22 @@ async function writeByThread(thread: WriteThread, path: string, data: string | U
     path: failure.path,
     dest: failure.dest,
   }) as NodeJS.ErrnoException;
-  if (failure.step === 'open') {
-    if (err.code !== 'EEXIST') rememberTemp(tmp);
-  } else {
-    await removeTemp(tmp);
-  }
+  return failure.step === 'open' ? failedOpen(tmp, err) : failedAfterOpen(tmp, err);
+}
+
+/**
+ * The create of `tmp` failed: over a network mount an open that failed with EIO may still have
+ * created the file (the reply was lost), so it is remembered and removed once the mount is
+ * back. EEXIST: not ours. Rejects with `err`.
+ */
+async function failedOpen(tmp: string, err: NodeJS.ErrnoException): Promise<never> {
+  if (err.code !== 'EEXIST') rememberTemp(tmp);
+  throw err;
+}
+
+/** A step after the create failed: the temporary file goes (or is remembered), then rejects with `err`. */
+async function failedAfterOpen(tmp: string, err: Error): Promise<never> {
+  await removeTemp(tmp);
   throw err;
 }
 

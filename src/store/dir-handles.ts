@@ -1,14 +1,9 @@
 import { close, constants, open } from 'node:fs';
-import { open as openDir, stat, statfs } from 'node:fs/promises';
+import { open as openDir, stat } from 'node:fs/promises';
+import { fileSystemKind } from './fs-kind.js';
 
 /** How many directories stay open at most (each is an open directory on the file server too). */
 const MAX_OPEN = 512;
-
-/**
- * Kinds of file system (statfs f_type) on which every path lookup asks the server:
- * FUSE (sshfs), NFS, SMB/CIFS, 9P.
- */
-const NETWORK_FS = new Set([0x65735546, 0x6969, 0xfe534d42, 0xff534d42, 0x01021997]);
 
 interface Entry {
   /** The descriptor once open; undefined when the open failed. */
@@ -45,9 +40,8 @@ export class DirHandles {
    * does not exist.
    */
   static async forDataDir(dataDir: string): Promise<DirHandles | undefined> {
-    if (process.platform !== 'linux') return undefined;
+    if ((await fileSystemKind(dataDir)) !== 'network') return undefined;
     try {
-      if (!NETWORK_FS.has((await statfs(dataDir)).type)) return undefined;
       // The way must work for this process: /proc may be missing or mounted without it, or
       // this process's own entries may not be its to follow (after a change of user).
       const dir = await openDir(dataDir, constants.O_RDONLY | constants.O_DIRECTORY);

@@ -1,6 +1,6 @@
 import { closeSync, openSync, renameSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { WriteAnswer, WriteFailure, WriteJob, WriteResult, WriteThreadData } from './write-thread.js';
+import { ownBytes, type WriteAnswer, type WriteFailure, type WriteJob, type WriteResult, type WriteThreadData } from './write-thread.js';
 
 const ring = Buffer.from((workerData as WriteThreadData).ring);
 
@@ -51,6 +51,6 @@ parentPort!.on('message', (jobs: readonly WriteJob[]) => {
   // Bytes that came in buffers of their own go back with the answer: this thread makes almost
   // no garbage, so its collector would run only after tens of megabytes of them had piled up;
   // the main thread collects often.
-  const bodies = jobs.flatMap((job) => ('data' in job ? [job.data.buffer as ArrayBuffer] : []));
+  const bodies = ownBytes(jobs);
   parentPort!.postMessage({ results, bodies } satisfies WriteAnswer, bodies);
 });

@@ -1,5 +1,5 @@
-import { statfs } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import { fileSystemKind } from './fs-kind.js';
 
 /**
  * One atomic write as the thread is asked it: the temporary file, then the rename to `path`.
@@ -33,6 +33,11 @@ export interface WriteAnswer {
   readonly bodies: readonly ArrayBuffer[];
 }
 
+/** The buffers of the jobs whose bytes came in a buffer of their own (not in the ring): moved between the threads. */
+export function ownBytes(jobs: readonly WriteJob[]): ArrayBuffer[] {
+  return jobs.flatMap((job) => ('data' in job ? [job.data.buffer as ArrayBuffer] : []));
+}
+
 /** What the thread is started with. */
 export interface WriteThreadData {
   readonly ring: SharedArrayBuffer;
@@ -55,13 +60,6 @@ const YOUNG_GENERATION_MB = 2;
 const RING_BYTES = 4 * 1024 * 1024;
 
 /**
- * Kinds of local file system (statfs f_type): ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, ZFS,
- * F2FS. Anything else (a network or cluster file system, or one not known here) keeps
- * libuv's thread pool, whose four threads make calls side by side.
- */
-const LOCAL_FS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010]);
-
-/**
  * A worker thread that makes a node's page writes on a local disk (docs/benchmarks.md, "A
  * write thread on a local disk"). An atomic write through libuv's thread pool is four calls (open,
  * write, close, rename), each handed from the main thread to a pool thread and its result
@@ -70,7 +68,7 @@ const LOCAL_FS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630
  * us of the kernel's. Here the main thread sends the writes of one turn of the event loop in
  * one message and the thread makes them with synchronous calls, one after another, and
  * answers in one message. On a network mount the calls wait for the server, and the pool's
- * four at a time pay better: WriteThread is used only on the local file systems above, and
+ * four at a time pay better: WriteThread is used only on local file systems (fileSystemKind), and
  * not with --fsync (a flush per file, one at a time, would serialize the disk's waits).
  *
  * The files, their temporary names and the order of the steps are those of
@@ -87,7 +85,6 @@ export class WriteThread {
   #head = 0;
   #used = 0;
   #queue: WriteJob[] = [];
-  #transfer: ArrayBuffer[] = [];
   #flushScheduled = false;
   #nextId = 0;
   /** Set once the thread failed or was closed: writes then go through the pool. */
@@ -95,12 +92,7 @@ export class WriteThread {
 
   /** A WriteThread when `dataDir` is on a local file system of Linux and files are not flushed; else undefined. */
   static async forDataDir(dataDir: string, options: { fsync: boolean }): Promise<WriteThread | undefined> {
-    if (options.fsync || process.platform !== 'linux') return undefined;
-    try {
-      return LOCAL_FS.has((await statfs(dataDir)).type) ? new WriteThread() : undefined;
-    } catch {
-      return undefined;
-    }
+    return !options.fsync && (await fileSystemKind(dataDir)) === 'local' ? new WriteThread() : undefined;
   }
 
   /** False once the thread failed or was closed. */
@@ -120,7 +112,7 @@ export class WriteThread {
     const place = this.#place(length);
     let ringBytes = 0;
     if (place !== undefined) {
-      const ring = this.#ring!;
+      const ring = this.#sharedRing();
       if (typeof data === 'string') ring.write(data, place.start, length);
       else ring.set(data, place.start);
       ringBytes = place.bytes;
@@ -129,7 +121,6 @@ export class WriteThread {
       // Bytes of their own, moved to the thread: the caller may keep using its buffer, and a
       // Buffer is often a view of a larger pool, which a plain message would copy whole.
       const copy = typeof data === 'string' ? new Uint8Array(Buffer.from(data)) : new Uint8Array(data);
-      this.#transfer.push(copy.buffer);
       this.#queue.push({ id, tmp, path, data: copy });
     }
     if (!this.#flushScheduled) {
@@ -150,7 +141,6 @@ export class WriteThread {
    */
   #place(length: number): { start: number; bytes: number } | undefined {
     if (length > RING_BYTES / 4) return undefined;
-    this.#ring ??= Buffer.from(new SharedArrayBuffer(RING_BYTES));
     let start = this.#head;
     let skipped = 0;
     if (start + length > RING_BYTES) {
@@ -175,10 +165,15 @@ export class WriteThread {
     this.#flushScheduled = false;
     if (this.#queue.length === 0) return;
     const jobs = this.#queue;
-    const transfer = this.#transfer;
     this.#queue = [];
-    this.#transfer = [];
-    this.#thread().postMessage(jobs, transfer);
+    // Bytes that did not fit the ring are moved, not copied.
+    this.#thread().postMessage(jobs, ownBytes(jobs));
+  }
+
+  /** The ring, made at the first write (a node that writes nothing never has one). */
+  #sharedRing(): Buffer {
+    this.#ring ??= Buffer.from(new SharedArrayBuffer(RING_BYTES));
+    return this.#ring;
   }
 
   #thread(): Worker {
@@ -186,8 +181,7 @@ export class WriteThread {
     // '../store/': the same file from dist/src/store and from the bundle in dist/src/cli.
     // A small young generation: the records it is sent are short-lived strings, and V8's
     // default would let them fill tens of megabytes before the first collection.
-    this.#ring ??= Buffer.from(new SharedArrayBuffer(RING_BYTES));
-    const workerData: WriteThreadData = { ring: this.#ring.buffer as SharedArrayBuffer };
+    const workerData: WriteThreadData = { ring: this.#sharedRing().buffer as SharedArrayBuffer };
     const w = new Worker(new URL('../store/write-thread-worker.js', import.meta.url), {
       workerData,
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
