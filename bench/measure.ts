@@ -151,6 +151,9 @@ export async function measure(command: string, args: readonly string[], options:
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ['ignore', out, err],
+    // A process group of its own: stopping the bench stops every process of the tree, even
+    // one started after the last poll (killTree).
+    detached: true,
   });
   closeSync(out);
   closeSync(err);
@@ -181,8 +184,10 @@ export async function measure(command: string, args: readonly string[], options:
   poll();
   const timer = setInterval(poll, options.pollMs ?? 100);
 
-  // Whatever of the tree is still running (the same pid and start time) is ours to stop.
+  // Whatever of the tree is still running is ours to stop: its process group (which the
+  // command's children inherit), and the processes seen (the same pid and start time).
   const killTree = (): void => {
+    tryKill(-rootPid, 'SIGKILL');
     for (const s of seen.values()) if (s.depth >= 1 && readProc(s.pid)?.startTime === s.startTime) tryKill(s.pid, 'SIGKILL');
     tryKill(rootPid, 'SIGKILL');
   };
