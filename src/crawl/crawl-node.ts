@@ -523,6 +523,7 @@ export class CrawlNode {
     // Temporary files a fault left that the mount lets go of now (best effort, never throws).
     await removeLeftTemps();
     p.store.close();
+    p.extractor?.close();
     await this.#fetcher.close().catch(() => undefined);
   }
 }

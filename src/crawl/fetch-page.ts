@@ -1,5 +1,6 @@
 import type { Clock } from '../config/clock.js';
 import { FetchFailure } from '../errors.js';
+import type { ExtractThread } from '../extract/extract-thread.js';
 import { extractLinks } from '../extract/link-extractor.js';
 import { mergeDirectives, parseXRobotsTag } from '../extract/meta-robots.js';
 import { looksBinary } from '../extract/sniff-binary.js';
@@ -65,6 +66,8 @@ export interface FetchPageContext {
   readonly maxRedirects: number;
   /** Leave out rel="nofollow" links (--obey-rel-nofollow). */
   readonly obeyRelNofollow?: boolean;
+  /** Finds the links of HTML pages in a thread of their own (ExtractThread); without it, here. */
+  readonly extractor?: ExtractThread | undefined;
   /**
    * Asked before a same-host redirect is followed: true claims the target for this chain
    * (it is not done, not queued or in flight, in scope, allowed by robots.txt). False stops
@@ -193,7 +196,11 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       });
       return finish({ type: 'error', target, failure });
     }
-    const extracted = extractLinks(res.body, target.url, res.contentType, res.truncated, ctx.normalize, { obeyRelNofollow: ctx.obeyRelNofollow === true });
+    const extractOptions = { obeyRelNofollow: ctx.obeyRelNofollow === true };
+    const extracted =
+      ctx.extractor === undefined
+        ? extractLinks(res.body, target.url, res.contentType, res.truncated, ctx.normalize, extractOptions)
+        : await ctx.extractor.extract(res.body, target.url, res.contentType, res.truncated, extractOptions);
     // <meta name="robots"> and X-Robots-Tag (src/extract/meta-robots.ts): noindex pages are
     // fetched for their links but not kept; nofollow pages' links are not followed.
     const directives = mergeDirectives(extracted.robots, parseXRobotsTag(res.headers['x-robots-tag']));

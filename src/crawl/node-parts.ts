@@ -14,6 +14,7 @@ import type { CrawlStats } from '../progress/stats.js';
 import { openDataDir } from '../store/data-dir.js';
 import { DirHandles } from '../store/dir-handles.js';
 import { WriteThread } from '../store/write-thread.js';
+import { ExtractThread } from '../extract/extract-thread.js';
 import { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
 import { NORMALIZATION_VERSION, type NormalizeOptions } from '../url/normalize.js';
@@ -44,6 +45,8 @@ export interface Parts {
   readonly admission: Admission;
   readonly committer: Committer;
   readonly requests: RequestRunner;
+  /** Finds the links of HTML pages in a thread, when the process has a core for it (ExtractThread). */
+  readonly extractor: ExtractThread | undefined;
   /** Hand-offs (docs/protocol.md), unless --no-handoff or --partition url. */
   readonly handoffs: HandoffExchange | undefined;
   /** Revisits (--recrawl-after); undefined without. */
@@ -172,6 +175,8 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     onStored: () => guard.stored(),
     warc: env.warc,
   });
+  // This machine's nodes of the crawl: this one and the siblings of --processes N.
+  const extractor = ExtractThread.forProcesses(normalize, (config.startPeers ?? 0) + 1);
   const requests = new RequestRunner({
     config,
     clock,
@@ -180,6 +185,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     admission,
     ownership: env.ownership,
     normalize,
+    extractor,
     store,
     committer,
     keeper,
@@ -197,5 +203,5 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     recrawler,
     sitemaps,
   });
-  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, handoffs, recrawler };
+  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, extractor, handoffs, recrawler };
 }

@@ -7,6 +7,7 @@ import type { Admission } from '../frontier/admission/admission.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import type { NormalizeOptions } from '../url/normalize.js';
+import type { ExtractThread } from '../extract/extract-thread.js';
 import type { Committer } from '../commit/committer.js';
 import { fetchPage, type FetchPageContext, type PageOutcome, type Target } from './fetch-page.js';
 import type { Frontier } from '../frontier/frontier.js';
@@ -24,6 +25,8 @@ export interface RequestRunnerDeps {
   readonly admission: Admission;
   readonly ownership: Ownership;
   readonly normalize: NormalizeOptions;
+  /** Finds the links of HTML pages in a thread (ExtractThread), when the process has a core for it. */
+  readonly extractor?: ExtractThread | undefined;
   readonly store: HostStore;
   readonly committer: Committer;
   readonly keeper: HostKeeper;
@@ -202,6 +205,7 @@ export class RequestRunner {
         normalize: d.normalize,
         maxRedirects: d.config.maxRedirects,
         obeyRelNofollow: d.config.obeyRelNofollow === true,
+        extractor: d.extractor,
         signal: this.#abort.signal,
         claimRedirect: (t) => d.admission.admitRedirect(host, t),
         pace: () => this.#pace(host),
