@@ -266,7 +266,10 @@ async function runPeer(p: PeerName, scenario: string): Promise<PeerResult> {
     `${scenario}: ${p}: ${pages}/${c.pages} pages in ${m.wallSeconds} s (${row.pagesPerSecond} pages/s), ` +
       `CPU ${m.cpuSeconds} s, peak RSS ${formatPeaks(m.processes)} MiB`,
   );
-  if (!o.keep) await rm(join(work, 'out'), { recursive: true, force: true });
+  // A peer's files stay until the bench ends (the work directory goes then): removing tens of
+  // thousands of files just before the next peer runs made that peer's file creation slower
+  // on some disks (an ext4 without a journal skips recently freed inodes one by one:
+  // docs/benchmarks.md, "Links found in a thread"), and it is the same for every peer now.
   if (profileDir !== undefined) process.stdout.write(`CPU profile of mountcrawl, ${scenario} (${profileDir}):\n${formatProfile(await summarizeProfiles(profileDir))}\n\n`);
   return row;
 }
