@@ -122,10 +122,14 @@ export class ExtractThread {
   #thread(): void {
     if (this.#worker !== undefined || this.#stopped) return;
     const workerData: ExtractThreadData = { normalize: this.#normalize };
-    const w = new Worker(this.#workerFile, {
-      workerData,
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-    });
+    let w: Worker;
+    try {
+      w = new Worker(this.#workerFile, { workerData, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    } catch {
+      // No thread (no file, no resources for one): the pages are read here, as without it.
+      this.#stopped = true;
+      return;
+    }
     w.unref();
     w.on('message', (answer: typeof READY | readonly ExtractResult[]) => {
       if (answer === READY) {

@@ -121,6 +121,20 @@ describe('ExtractThread', () => {
     thread.close();
   });
 
+  test('a thread that cannot start (no such module, a URL a worker cannot load): every page is read on the main thread', async () => {
+    const dir = await freshDir();
+    for (const file of [new URL(`file://${join(dir, 'missing.mjs')}`), new URL('https://example.invalid/worker.mjs')]) {
+      const thread = new ExtractThread(DEFAULT_NORMALIZE_OPTIONS, file);
+      for (let n = 0; n < 5; n++) {
+        const answer = await thread.extract(Buffer.from(`<a href="/p${n}">p</a>`), 'http://x.example/', 'text/html', false, {});
+        assert.deepEqual(answer.links, [`http://x.example/p${n}`], `${file.protocol} page ${n}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(thread.pagesByThread, 0);
+      thread.close();
+    }
+  });
+
   test('an idle thread does not keep the process alive', async () => {
     const dir = await freshDir();
     const module = fileURLToPath(new URL('../../src/extract/extract-thread.js', import.meta.url));
