@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { NormalizeOptions } from '../url/normalize.js';
+import { TurnBatch } from '../util/turn-batch.js';
 import { extractLinks, type ExtractedLinks, type ExtractOptions } from './link-extractor.js';
 
 /** One page as the thread is asked it: extractLinks's arguments, the body a copy of the page's own. */
@@ -58,8 +59,8 @@ export class ExtractThread {
   /** Set once the thread failed or was closed: pages are then read on the main thread. */
   #stopped = false;
   readonly #pending = new Map<number, Pending>();
-  #queue: ExtractJob[] = [];
-  #flushScheduled = false;
+  /** The bodies are moved, not copied (each is a copy of its own). */
+  readonly #batch = new TurnBatch<ExtractJob>((jobs) => this.#worker!.postMessage(jobs, jobs.map((j) => j.body.buffer as ArrayBuffer)));
   #nextId = 0;
   #byThread = 0;
 
@@ -92,11 +93,7 @@ export class ExtractThread {
     const id = this.#nextId++;
     // A copy of the bytes of the page, moved: the caller keeps its buffer (it writes it next),
     // and a Buffer is often a view of a larger one, which a plain message would copy whole.
-    this.#queue.push({ id, body: new Uint8Array(body), pageUrl, contentType, truncated, obeyRelNofollow: options.obeyRelNofollow === true });
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => this.#flush());
-    }
+    this.#batch.push({ id, body: new Uint8Array(body), pageUrl, contentType, truncated, obeyRelNofollow: options.obeyRelNofollow === true });
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { args, resolve, reject });
       if (this.#pending.size === 1) this.#worker?.ref();
@@ -107,15 +104,8 @@ export class ExtractThread {
   close(): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    if (this.#pending.size === 0 && this.#queue.length === 0) void this.#worker?.terminate();
-  }
-
-  #flush(): void {
-    this.#flushScheduled = false;
-    if (this.#queue.length === 0) return;
-    const jobs = this.#queue;
-    this.#queue = [];
-    this.#worker!.postMessage(jobs, jobs.map((j) => j.body.buffer as ArrayBuffer));
+    // Every page queued for the thread is pending too: none left means none to send.
+    if (this.#pending.size === 0) void this.#worker?.terminate();
   }
 
   /** The thread, started at the first page (a node that reads no page never starts one). */
@@ -167,7 +157,7 @@ export class ExtractThread {
   /** The thread is gone: the pages it had not answered, and those not sent yet, are read here. */
   #lose(): void {
     this.#stopped = true;
-    this.#queue = [];
+    this.#batch.clear();
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) this.#inline(p);

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { TurnBatch } from '../util/turn-batch.js';
 import { fileSystemKind } from './fs-kind.js';
 
 /**
@@ -84,8 +85,8 @@ export class WriteThread {
   /** Where the next file goes in the ring, and the bytes in use before it (freed oldest first). */
   #head = 0;
   #used = 0;
-  #queue: WriteJob[] = [];
-  #flushScheduled = false;
+  /** Bytes that did not fit the ring are moved, not copied. */
+  readonly #batch = new TurnBatch<WriteJob>((jobs) => this.#thread().postMessage(jobs, ownBytes(jobs)));
   #nextId = 0;
   /** Set once the thread failed or was closed: writes then go through the pool. */
   #stopped = false;
@@ -116,16 +117,12 @@ export class WriteThread {
       if (typeof data === 'string') ring.write(data, place.start, length);
       else ring.set(data, place.start);
       ringBytes = place.bytes;
-      this.#queue.push({ id, tmp, path, start: place.start, length });
+      this.#batch.push({ id, tmp, path, start: place.start, length });
     } else {
       // Bytes of their own, moved to the thread: the caller may keep using its buffer, and a
       // Buffer is often a view of a larger pool, which a plain message would copy whole.
       const copy = typeof data === 'string' ? new Uint8Array(Buffer.from(data)) : new Uint8Array(data);
-      this.#queue.push({ id, tmp, path, data: copy });
-    }
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => this.#flush());
+      this.#batch.push({ id, tmp, path, data: copy });
     }
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, ringBytes });
@@ -159,15 +156,6 @@ export class WriteThread {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.#pending.size === 0) void this.#worker?.terminate();
-  }
-
-  #flush(): void {
-    this.#flushScheduled = false;
-    if (this.#queue.length === 0) return;
-    const jobs = this.#queue;
-    this.#queue = [];
-    // Bytes that did not fit the ring are moved, not copied.
-    this.#thread().postMessage(jobs, ownBytes(jobs));
   }
 
   /** The ring, made at the first write (a node that writes nothing never has one). */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { until } from '../support/until.js';
 
 const RUN = fileURLToPath(new URL('../../bench/run.js', import.meta.url));
 
@@ -23,11 +24,6 @@ function processesNaming(dir: string): number[] {
   return pids;
 }
 
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true;
-  return check();
-}
-
 describe('npm run bench, stopped while a crawler runs', { skip: process.platform !== 'linux' ? 'reads /proc' : false }, () => {
   test('SIGTERM: the crawler under measure is stopped, the work directory removed, exit 143', { timeout: 60_000 }, async () => {
     const work = await mkdtemp(join(tmpdir(), 'mountcrawl-bench-signal-'));
@@ -41,10 +37,10 @@ describe('npm run bench, stopped while a crawler runs', { skip: process.platform
       // The crawler's command line names its data directory in the bench's own work directory
       // (the bench's names only --work).
       const crawlers = (): number[] => processesNaming(`${work}/mountcrawl-bench-`);
-      assert.ok(await until(() => crawlers().length > 0, 30_000), `no crawler started: ${stderr}`);
+      await until(() => crawlers().length > 0, 30_000).catch(() => assert.fail(`no crawler started: ${stderr}`));
       bench.kill('SIGTERM');
       assert.equal(await exited, 143, stderr);
-      assert.ok(await until(() => crawlers().length === 0, 5_000), `still running: ${crawlers().join(', ')}`);
+      await until(() => crawlers().length === 0, 5_000).catch(() => assert.fail(`still running: ${crawlers().join(', ')}`));
       assert.deepEqual((await readdir(work)).filter((f) => f.startsWith('mountcrawl-bench-')), [], 'the work directory is gone');
       assert.match(stderr, /SIGTERM: stopping the process under measure/);
     } finally {

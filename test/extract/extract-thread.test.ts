@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -7,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { ExtractThread } from '../../src/extract/extract-thread.js';
 import { extractLinks } from '../../src/extract/link-extractor.js';
 import { DEFAULT_NORMALIZE_OPTIONS, type NormalizeOptions } from '../../src/url/normalize.js';
+import { runNodeScript } from '../support/node-script.js';
 import { freshDirs } from '../support/temp-paths.js';
+import { until } from '../support/until.js';
 
 const freshDir = freshDirs('mountcrawl-extractthread-');
 const NORMALIZE: NormalizeOptions = { sessionParams: new Set(['sid', 'jsessionid']), maxUrlLength: 120 };
@@ -50,11 +51,10 @@ function pages(): { url: string; body: Buffer; type: string | null; truncated: b
 
 /** The thread listens once a page it was sent is answered by it. */
 async function whenListening(thread: ExtractThread): Promise<void> {
-  for (let i = 0; i < 1000 && thread.pagesByThread === 0; i++) {
+  await until(async () => {
     await thread.extract(Buffer.from('<a href="/w">w</a>'), 'http://warm.example/', 'text/html', false, {});
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.ok(thread.pagesByThread > 0, 'the thread answered within 10 s');
+    return thread.pagesByThread > 0;
+  }, 10_000);
 }
 
 describe('ExtractThread', () => {
@@ -147,15 +147,8 @@ describe('ExtractThread', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
       console.log(thread.pagesByThread > 0 ? 'read by the thread: ' + links.join(' ') : 'the thread never answered');`;
-    // A file, not `-e`: a worker inherits the process's flags, and `--input-type` fails it.
-    await writeFile(join(dir, 'child.mjs'), script);
-    const child = spawn(process.execPath, [join(dir, 'child.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    clearTimeout(timer);
-    assert.equal(out.trim(), 'read by the thread: http://c.example/x');
+    const { code, stdout } = await runNodeScript(dir, script, 15_000);
+    assert.equal(stdout, 'read by the thread: http://c.example/x');
     assert.equal(code, 0, 'exited by itself (not killed after 15 s)');
   });
 

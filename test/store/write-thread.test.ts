@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../../src/store/atomic-write.js';
 import { type WriteFailure, WriteThread, WriteThreadLost } from '../../src/store/write-thread.js';
+import { runNodeScript } from '../support/node-script.js';
 import { freshDirs } from '../support/temp-paths.js';
 
 const NODE_ID = 'ws1-100';
@@ -144,15 +144,8 @@ describe('WriteThread', linux, () => {
       const thread = new WriteThread();
       await writeFileAtomic(${JSON.stringify(join(dir, 'a'))}, 'from a child', { nodeId: 'c', fsync: false, thread });
       console.log(thread.usable ? 'written by the thread' : 'the thread failed');`;
-    // A file, not `-e`: a worker inherits the process's flags, and `--input-type` fails it.
-    await writeFile(join(dir, 'child.mjs'), script);
-    const child = spawn(process.execPath, [join(dir, 'child.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    clearTimeout(timer);
-    assert.equal(out.trim(), 'written by the thread');
+    const { code, stdout } = await runNodeScript(dir, script, 10_000);
+    assert.equal(stdout, 'written by the thread');
     assert.equal(code, 0, 'exited by itself (not killed after 10 s)');
     assert.equal(await readFile(join(dir, 'a'), 'utf8'), 'from a child');
   });
