@@ -94,6 +94,11 @@ export class HostStore {
       });
   }
 
+  /** Starts the write thread, when there is one, before the first write (WriteThread.start). */
+  startWriteThread(): void {
+    this.#thread?.start();
+  }
+
   /** Closes the open host directories and the write thread (the node is ending); later writes go by path and the pool. */
   close(): void {
     this.#dirs?.close();

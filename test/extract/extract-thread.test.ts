@@ -99,6 +99,21 @@ describe('ExtractThread', () => {
     }
   });
 
+  test('start: the thread loads before the first page, which it then reads', async () => {
+    const thread = new ExtractThread(DEFAULT_NORMALIZE_OPTIONS);
+    try {
+      assert.equal(thread.listening, false);
+      thread.start();
+      await until(() => thread.listening, 10_000);
+      const answer = await thread.extract(Buffer.from('<a href="/a">a</a>'), 'http://x.example/d/', 'text/html', false, {});
+      assert.equal(thread.pagesByThread, 1, 'the first page went to the thread');
+      assert.deepEqual(answer.links, ['http://x.example/a']);
+    } finally {
+      thread.close();
+    }
+    assert.equal(thread.listening, false, 'closed');
+  });
+
   test('a thread that stops: the pages it had are read on the main thread, and so are later ones', async () => {
     const dir = await freshDir();
     // Says it listens, then exits at the first batch it is sent.
@@ -135,11 +150,13 @@ describe('ExtractThread', () => {
     }
   });
 
-  test('an idle thread does not keep the process alive', async () => {
+  test('an idle thread, started or used, does not keep the process alive', async () => {
     const dir = await freshDir();
     const module = fileURLToPath(new URL('../../src/extract/extract-thread.js', import.meta.url));
     const script = `
       const { ExtractThread } = await import(${JSON.stringify(module)});
+      // One thread started and never sent a page, one that read a page.
+      new ExtractThread({ sessionParams: new Set(), maxUrlLength: 2048 }).start();
       const thread = new ExtractThread({ sessionParams: new Set(), maxUrlLength: 2048 });
       let links;
       for (let i = 0; i < 500 && thread.pagesByThread === 0; i++) {

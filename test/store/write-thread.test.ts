@@ -134,14 +134,18 @@ describe('WriteThread', linux, () => {
     assert.deepEqual(await readdir(dir), ['page.html']);
   });
 
-  test('an idle thread does not keep the process alive', async () => {
+  test('an idle thread, started or used, does not keep the process alive', async () => {
     const dir = await freshDir();
     const module = fileURLToPath(new URL('../../src/store/write-thread.js', import.meta.url));
     const atomic = fileURLToPath(new URL('../../src/store/atomic-write.js', import.meta.url));
     const script = `
       const { WriteThread } = await import(${JSON.stringify(module)});
       const { writeFileAtomic } = await import(${JSON.stringify(atomic)});
+      // One thread started and never sent a write, one started before its write.
+      new WriteThread().start();
       const thread = new WriteThread();
+      thread.start();
+      await new Promise((r) => setTimeout(r, 100));
       await writeFileAtomic(${JSON.stringify(join(dir, 'a'))}, 'from a child', { nodeId: 'c', fsync: false, thread });
       console.log(thread.usable ? 'written by the thread' : 'the thread failed');`;
     const { code, stdout } = await runNodeScript(dir, script, 10_000);
