@@ -70,6 +70,33 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   });
 }
 
+/**
+ * writeFileAtomic of each file, one after another: a file is written only if the ones before it
+ * were, and the first failure is thrown. With a WriteThread the files go to it in one message
+ * (WriteThread.writeInOrder); the temporary files, steps and clean-up are writeFileAtomic's.
+ */
+export async function writeFilesAtomic(files: readonly { path: string; data: string | Uint8Array }[], options: AtomicWriteOptions): Promise<void> {
+  const { thread } = options;
+  if (!thread?.usable || options.via !== undefined || options.fsync) {
+    for (const { path, data } of files) await writeFileAtomic(path, data, options);
+    return;
+  }
+  const jobs = files.map(({ path, data }) => ({ tmp: join(dirname(path), tempName(basename(path), options.nodeId, sequence++)), path, data }));
+  let failures: (WriteFailure | undefined)[];
+  try {
+    failures = await Promise.all(thread.writeInOrder(jobs));
+  } catch (err) {
+    if (!(err instanceof WriteThreadLost)) throw err;
+    // As in writeByThread: any of them may be half done; all are made again by the pool.
+    for (const job of jobs) await removeTemp(job.tmp);
+    for (const { path, data } of files) await writeFileAtomic(path, data, { nodeId: options.nodeId, fsync: false });
+    return;
+  }
+  // The files after the first failure were skipped: nothing of theirs to remove.
+  const first = failures.findIndex((f) => f !== undefined);
+  if (first >= 0) return threadFailed(jobs[first]!.tmp, failures[first]!);
+}
+
 /** writeFileAtomic by a WriteThread: the same temporary file, steps and clean-up. */
 async function writeByThread(thread: WriteThread, path: string, data: string | Uint8Array, nodeId: string): Promise<void> {
   const tmp = join(dirname(path), tempName(basename(path), nodeId, sequence++));
@@ -83,7 +110,11 @@ async function writeByThread(thread: WriteThread, path: string, data: string | U
     await removeTemp(tmp);
     return writeFileAtomic(path, data, { nodeId, fsync: false });
   }
-  if (failure === undefined) return;
+  if (failure !== undefined) return threadFailed(tmp, failure);
+}
+
+/** A write the thread answered with a failure: the error of the call, after writeFileAtomic's clean-up of `tmp`. */
+function threadFailed(tmp: string, failure: WriteFailure): Promise<never> {
   const err = Object.assign(new Error(failure.message), {
     code: failure.code,
     errno: failure.errno,

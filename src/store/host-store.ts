@@ -2,7 +2,7 @@ import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic, writeFilesAtomic } from './atomic-write.js';
 import type { DirHandles } from './dir-handles.js';
 import { Layout, tempOwner, type HostKind } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
@@ -107,8 +107,40 @@ export class HostStore {
 
   /** Stores a fetched page: the body (when there is one), then its links record. */
   async writePage(hostDir: string, key: string, body: Uint8Array | null, record: LinksRecord): Promise<void> {
-    if (body !== null) await this.#write('html', hostDir, this.#layout.html(hostDir, key), body);
-    await this.#write('links', hostDir, this.#layout.links(hostDir, key), serializeRecord(record));
+    const links = { path: this.#layout.links(hostDir, key), data: serializeRecord(record) };
+    if (body !== null) {
+      const html = { path: this.#layout.html(hostDir, key), data: body };
+      if (this.#inOneMessage(hostDir)) return this.#writeBoth(hostDir, html, links);
+      await this.#write('html', hostDir, html.path, html.data);
+    }
+    await this.#write('links', hostDir, links.path, links.data);
+  }
+
+  /**
+   * True when a page's two files go to the write thread in one message (writeFilesAtomic):
+   * the thread makes the writes, and the host's directories were made (a host's first page
+   * makes them one after the other, the links one only once the html file is written).
+   */
+  #inOneMessage(hostDir: string): boolean {
+    return (
+      this.#thread?.usable === true &&
+      this.#dirs === undefined &&
+      !this.#fsync &&
+      this.#madeDirs.has(`html/${hostDir}`) &&
+      this.#madeDirs.has(`links/${hostDir}`)
+    );
+  }
+
+  async #writeBoth(hostDir: string, html: { path: string; data: Uint8Array }, links: { path: string; data: string }): Promise<void> {
+    try {
+      await writeFilesAtomic([html, links], { nodeId: this.#nodeId, fsync: false, thread: this.#thread });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // A host directory removed behind our back: the two writes again, each as #write makes
+      // it (its directory made again). An html file already written is replaced by the same bytes.
+      await this.#write('html', hostDir, html.path, html.data);
+      await this.#write('links', hostDir, links.path, links.data);
+    }
   }
 
   /** Stores the body of a non-HTML response kept with --keep (before its links record). */

@@ -46,8 +46,16 @@ function failure(step: WriteFailure['step'], err: unknown): WriteFailure {
   return { step, message: e.message, code: e.code, errno: e.errno, syscall: e.syscall, path: e.path, dest: e.dest };
 }
 
+/** The answer of a job whose earlier job was not made (WriteJob.after). */
+const SKIPPED: WriteFailure = { step: 'skipped', message: 'not written: the file before it was not' };
+
 parentPort!.on('message', (jobs: readonly WriteJob[]) => {
-  const results: WriteResult[] = jobs.map((job) => ({ id: job.id, failure: writeOne(job) }));
+  const notMade = new Set<number>();
+  const results: WriteResult[] = jobs.map((job) => {
+    const outcome = job.after !== undefined && notMade.has(job.after) ? SKIPPED : writeOne(job);
+    if (outcome !== undefined) notMade.add(job.id);
+    return { id: job.id, failure: outcome };
+  });
   // Bytes that came in buffers of their own go back with the answer: this thread makes almost
   // no garbage, so its collector would run only after tens of megabytes of them had piled up;
   // the main thread collects often.

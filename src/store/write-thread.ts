@@ -10,11 +10,14 @@ export type WriteJob = {
   readonly id: number;
   readonly tmp: string;
   readonly path: string;
+  /** Made only if the job of this id, earlier in the same batch, was (WriteThread.writeInOrder). */
+  readonly after?: number;
 } & ({ readonly start: number; readonly length: number } | { readonly data: Uint8Array });
 
 /** How a write failed: the step and the error's fields (an Error does not cross threads whole). */
 export interface WriteFailure {
-  readonly step: 'open' | 'write' | 'close' | 'rename';
+  /** `skipped`: not tried, because the write it came after was not made (nothing to remove). */
+  readonly step: 'open' | 'write' | 'close' | 'rename' | 'skipped';
   readonly message: string;
   readonly code?: string | undefined;
   readonly errno?: number | undefined;
@@ -117,8 +120,27 @@ export class WriteThread {
    * rejects with WriteThreadLost when the thread stopped first.
    */
   write(tmp: string, path: string, data: string | Uint8Array): Promise<WriteFailure | undefined> {
+    return this.#send({ tmp, path, data }, undefined);
+  }
+
+  /**
+   * Writes the files one after another, as `write` each, in one message: a file is made only
+   * if the one before it was, else it is answered `skipped` (a page's html file and its links
+   * record, docs/protocol.md invariant 2: one round trip to the thread instead of two).
+   */
+  writeInOrder(files: readonly { tmp: string; path: string; data: string | Uint8Array }[]): Promise<WriteFailure | undefined>[] {
+    let after: number | undefined;
+    return files.map((file) => {
+      const answer = this.#send(file, after);
+      after = this.#nextId - 1;
+      return answer;
+    });
+  }
+
+  #send({ tmp, path, data }: { tmp: string; path: string; data: string | Uint8Array }, after: number | undefined): Promise<WriteFailure | undefined> {
     if (this.#stopped) return Promise.reject(new WriteThreadLost(undefined));
     const id = this.#nextId++;
+    const order = after === undefined ? {} : { after };
     const length = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
     const place = this.#place(length);
     let ringBytes = 0;
@@ -127,12 +149,12 @@ export class WriteThread {
       if (typeof data === 'string') ring.write(data, place.start, length);
       else ring.set(data, place.start);
       ringBytes = place.bytes;
-      this.#batch.push({ id, tmp, path, start: place.start, length });
+      this.#batch.push({ id, tmp, path, ...order, start: place.start, length });
     } else {
       // Bytes of their own, moved to the thread: the caller may keep using its buffer, and a
       // Buffer is often a view of a larger pool, which a plain message would copy whole.
       const copy = typeof data === 'string' ? new Uint8Array(Buffer.from(data)) : new Uint8Array(data);
-      this.#batch.push({ id, tmp, path, data: copy });
+      this.#batch.push({ id, tmp, path, ...order, data: copy });
     }
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, ringBytes });

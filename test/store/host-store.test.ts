@@ -150,6 +150,29 @@ describe('HostStore: writes', () => {
     assert.equal(thread.usable, false, 'closed with the store');
   });
 
+  test("with a write thread, a host's later pages go in one message: a failed html file leaves no links record; a removed directory is made again", async () => {
+    const { layout } = await freshStore();
+    const thread = new WriteThread();
+    const store = new HostStore(layout, { nodeId: NODE, fsync: false, thread });
+    try {
+      await store.writePage(HOST, K1, new TextEncoder().encode('<p>one</p>'), linksRecord('/one'));
+      // Where the html file of K2 goes, a directory that is not empty: its rename fails.
+      await mkdir(layout.html(HOST, K2));
+      await writeFile(join(layout.html(HOST, K2), 'inside'), '');
+      await assert.rejects(store.writePage(HOST, K2, new TextEncoder().encode('<p>two</p>'), linksRecord('/two')), { syscall: 'rename' });
+      assert.deepEqual(await readdir(layout.hostDir('links', HOST)), [`${K1}.json`], 'no links record without its html file');
+      // Both host directories removed behind the store's back: each made again.
+      await rm(layout.hostDir('html', HOST), { recursive: true });
+      await rm(layout.hostDir('links', HOST), { recursive: true });
+      await store.writePage(HOST, K3, new TextEncoder().encode('<p>three</p>'), linksRecord('/three'));
+      assert.equal(await readFile(layout.html(HOST, K3), 'utf8'), '<p>three</p>');
+      assert.equal(await readFile(layout.links(HOST, K3), 'utf8'), serializeRecord(linksRecord('/three')));
+      assert.deepEqual(await readdir(layout.hostDir('html', HOST)), [`${K3}.html`]);
+    } finally {
+      store.close();
+    }
+  });
+
   test('a vanished top-level directory is never recreated (the mount may be gone)', async () => {
     const { layout, store } = await freshStore();
     await store.writePage(HOST, K1, null, linksRecord('/one'));

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../../src/store/atomic-write.js';
+import { writeFileAtomic, writeFilesAtomic } from '../../src/store/atomic-write.js';
 import { type WriteFailure, WriteThread, WriteThreadLost } from '../../src/store/write-thread.js';
 import { runNodeScript } from '../support/node-script.js';
 import { freshDirs } from '../support/temp-paths.js';
@@ -84,6 +84,47 @@ describe('WriteThread', linux, () => {
     }
   });
 
+  test('writeInOrder: one after another; after a failure the later files are skipped, never created', async () => {
+    const dir = await freshDir();
+    const thread = new WriteThread();
+    try {
+      const file = (name: string, data: string) => ({ tmp: join(dir, `.${name}.tmp`), path: join(dir, name), data });
+      const made = await Promise.all(thread.writeInOrder([file('a', 'A'), file('b', 'B'), file('c', 'C')]));
+      assert.deepEqual(made, [undefined, undefined, undefined]);
+      assert.deepEqual(await Promise.all(['a', 'b', 'c'].map((n) => readFile(join(dir, n), 'utf8'))), ['A', 'B', 'C']);
+      // The second cannot be created (no such directory): the third is not tried.
+      const bad = { tmp: join(dir, 'missing', '.x.tmp'), path: join(dir, 'missing', 'x'), data: 'X' };
+      const answers = await Promise.all(thread.writeInOrder([file('d', 'D'), bad, file('e', 'E')]));
+      assert.equal(answers[0], undefined);
+      assert.equal(answers[1]?.step, 'open');
+      assert.equal(answers[1]?.code, 'ENOENT');
+      assert.equal(answers[2]?.step, 'skipped');
+      assert.deepEqual((await readdir(dir)).sort(), ['a', 'b', 'c', 'd']);
+    } finally {
+      thread.close();
+    }
+  });
+
+  test('writeFilesAtomic by the thread: the first failure is thrown as writeFileAtomic throws it; the files after it are not written', async () => {
+    const dir = await freshDir();
+    const thread = new WriteThread();
+    try {
+      await writeFilesAtomic([{ path: join(dir, 'p.html'), data: new Uint8Array([1, 2]) }, { path: join(dir, 'p.json'), data: '{}' }], { nodeId: NODE_ID, fsync: false, thread });
+      assert.deepEqual([...(await readFile(join(dir, 'p.html')))], [1, 2]);
+      assert.equal(await readFile(join(dir, 'p.json'), 'utf8'), '{}');
+      // A directory where the first file goes: its rename fails, its temporary file is removed.
+      await mkdir(join(dir, 'q.html'));
+      await writeFile(join(dir, 'q.html', 'inside'), '');
+      await assert.rejects(
+        writeFilesAtomic([{ path: join(dir, 'q.html'), data: 'x' }, { path: join(dir, 'q.json'), data: '{}' }], { nodeId: NODE_ID, fsync: false, thread }),
+        (err: NodeJS.ErrnoException) => err.syscall === 'rename',
+      );
+      assert.deepEqual((await readdir(dir)).sort(), ['p.html', 'p.json', 'q.html'], 'no q.json, no temporary file');
+    } finally {
+      thread.close();
+    }
+  });
+
   test('a failed rename: its error, and the temporary file removed', async () => {
     const dir = await freshDir();
     const thread = new WriteThread();
@@ -132,6 +173,23 @@ describe('WriteThread', linux, () => {
     await writeFileAtomic(path, 'whole', { nodeId: NODE_ID, fsync: false, thread: lost });
     assert.equal(await readFile(path, 'utf8'), 'whole');
     assert.deepEqual(await readdir(dir), ['page.html']);
+  });
+
+  test('writeFilesAtomic with a thread lost before it answered: the temporary files go and the pool makes every write', async () => {
+    const dir = await freshDir();
+    const lost = {
+      usable: true,
+      writeInOrder(files: { tmp: string }[]): Promise<WriteFailure | undefined>[] {
+        const half = writeFile(files[0]!.tmp, 'half').then(() => {
+          throw new WriteThreadLost(new Error('exited'));
+        });
+        return files.map(() => half);
+      },
+    } as unknown as WriteThread;
+    const files = [{ path: join(dir, 'r.html'), data: 'page' }, { path: join(dir, 'r.json'), data: '{"v":1}' }];
+    await writeFilesAtomic(files, { nodeId: NODE_ID, fsync: false, thread: lost });
+    assert.deepEqual((await readdir(dir)).sort(), ['r.html', 'r.json']);
+    assert.equal(await readFile(join(dir, 'r.json'), 'utf8'), '{"v":1}');
   });
 
   test('an idle thread, started or used, does not keep the process alive', async () => {
