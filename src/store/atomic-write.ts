@@ -33,8 +33,7 @@ let sequence = 0;
  * FileHandle objects (this runs two or three times per page).
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<void> {
-  const { thread } = options;
-  if (thread?.usable && options.via === undefined && !options.fsync) return writeByThread(thread, path, data, options.nodeId);
+  if (byThread(options)) return writeByThread(options.thread!, [{ path, data }], options.nodeId);
   const name = basename(path);
   const tmpName = tempName(name, options.nodeId, sequence++);
   const tmp = join(dirname(path), tmpName);
@@ -76,41 +75,32 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
  * (WriteThread.writeInOrder); the temporary files, steps and clean-up are writeFileAtomic's.
  */
 export async function writeFilesAtomic(files: readonly { path: string; data: string | Uint8Array }[], options: AtomicWriteOptions): Promise<void> {
-  const { thread } = options;
-  if (!thread?.usable || options.via !== undefined || options.fsync) {
-    for (const { path, data } of files) await writeFileAtomic(path, data, options);
-    return;
-  }
-  const jobs = files.map(({ path, data }) => ({ tmp: join(dirname(path), tempName(basename(path), options.nodeId, sequence++)), path, data }));
+  if (byThread(options)) return writeByThread(options.thread!, files, options.nodeId);
+  for (const { path, data } of files) await writeFileAtomic(path, data, options);
+}
+
+/** True when the writes go to the WriteThread: one given and working, no `via`, no fsync. */
+function byThread(options: AtomicWriteOptions): boolean {
+  return options.thread?.usable === true && options.via === undefined && !options.fsync;
+}
+
+/** writeFilesAtomic by a WriteThread (one message): the same temporary files, steps and clean-up. */
+async function writeByThread(thread: WriteThread, files: readonly { path: string; data: string | Uint8Array }[], nodeId: string): Promise<void> {
+  const jobs = files.map(({ path, data }) => ({ tmp: join(dirname(path), tempName(basename(path), nodeId, sequence++)), path, data }));
   let failures: (WriteFailure | undefined)[];
   try {
     failures = await Promise.all(thread.writeInOrder(jobs));
   } catch (err) {
     if (!(err instanceof WriteThreadLost)) throw err;
-    // As in writeByThread: any of them may be half done; all are made again by the pool.
+    // Stopped before it answered: any write may be half done. The temporary files go, and the
+    // writes are made again by the pool (a rename that did happen is replaced by the same bytes).
     for (const job of jobs) await removeTemp(job.tmp);
-    for (const { path, data } of files) await writeFileAtomic(path, data, { nodeId: options.nodeId, fsync: false });
+    for (const { path, data } of files) await writeFileAtomic(path, data, { nodeId, fsync: false });
     return;
   }
   // The files after the first failure were skipped: nothing of theirs to remove.
   const first = failures.findIndex((f) => f !== undefined);
   if (first >= 0) return threadFailed(jobs[first]!.tmp, failures[first]!);
-}
-
-/** writeFileAtomic by a WriteThread: the same temporary file, steps and clean-up. */
-async function writeByThread(thread: WriteThread, path: string, data: string | Uint8Array, nodeId: string): Promise<void> {
-  const tmp = join(dirname(path), tempName(basename(path), nodeId, sequence++));
-  let failure: WriteFailure | undefined;
-  try {
-    failure = await thread.write(tmp, path, data);
-  } catch (err) {
-    if (!(err instanceof WriteThreadLost)) throw err;
-    // Stopped before it answered: the write may be half done. Its temporary file goes, and the
-    // write is made again by the pool (a rename that did happen is replaced by the same bytes).
-    await removeTemp(tmp);
-    return writeFileAtomic(path, data, { nodeId, fsync: false });
-  }
-  if (failure !== undefined) return threadFailed(tmp, failure);
 }
 
 /** A write the thread answered with a failure: the error of the call, after writeFileAtomic's clean-up of `tmp`. */

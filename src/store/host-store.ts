@@ -117,23 +117,18 @@ export class HostStore {
   }
 
   /**
-   * True when a page's two files go to the write thread in one message (writeFilesAtomic):
-   * the thread makes the writes, and the host's directories were made (a host's first page
-   * makes them one after the other, the links one only once the html file is written).
+   * True when a page's two files are written together (writeFilesAtomic: in one message when
+   * there is a write thread): not through open directories (DirHandles, one per directory),
+   * and once the host's directories were made (a host's first page makes them one after the
+   * other, the links one only once the html file is written).
    */
   #inOneMessage(hostDir: string): boolean {
-    return (
-      this.#thread?.usable === true &&
-      this.#dirs === undefined &&
-      !this.#fsync &&
-      this.#madeDirs.has(`html/${hostDir}`) &&
-      this.#madeDirs.has(`links/${hostDir}`)
-    );
+    return this.#dirs === undefined && this.#madeDirs.has(`html/${hostDir}`) && this.#madeDirs.has(`links/${hostDir}`);
   }
 
   async #writeBoth(hostDir: string, html: { path: string; data: Uint8Array }, links: { path: string; data: string }): Promise<void> {
     try {
-      await writeFilesAtomic([html, links], { nodeId: this.#nodeId, fsync: false, thread: this.#thread });
+      await writeFilesAtomic([html, links], { nodeId: this.#nodeId, fsync: this.#fsync, thread: this.#thread });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       // A host directory removed behind our back: the two writes again, each as #write makes

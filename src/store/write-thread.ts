@@ -115,31 +115,26 @@ export class WriteThread {
   }
 
   /**
-   * Writes `data` to `tmp` and renames it to `path`. Resolves to undefined when done, to how
-   * it failed otherwise (the temporary file may then be left for the caller to remove);
-   * rejects with WriteThreadLost when the thread stopped first.
-   */
-  write(tmp: string, path: string, data: string | Uint8Array): Promise<WriteFailure | undefined> {
-    return this.#send({ tmp, path, data }, undefined);
-  }
-
-  /**
-   * Writes the files one after another, as `write` each, in one message: a file is made only
-   * if the one before it was, else it is answered `skipped` (a page's html file and its links
-   * record, docs/protocol.md invariant 2: one round trip to the thread instead of two).
+   * Writes each file's `data` to its `tmp` and renames it to its `path`, one file after
+   * another, all in one message: a file is made only if the one before it was, else it is
+   * answered `skipped` (a page's html file, then its links record: docs/protocol.md,
+   * invariant 2). Each answer resolves to undefined when done, to how it failed otherwise
+   * (the temporary file may then be left for the caller to remove); all reject with
+   * WriteThreadLost when the thread stopped first.
    */
   writeInOrder(files: readonly { tmp: string; path: string; data: string | Uint8Array }[]): Promise<WriteFailure | undefined>[] {
+    if (this.#stopped) return files.map(() => Promise.reject(new WriteThreadLost(undefined)));
     let after: number | undefined;
     return files.map((file) => {
-      const answer = this.#send(file, after);
-      after = this.#nextId - 1;
+      const id = this.#nextId++;
+      const answer = this.#send(id, file, after);
+      after = id;
       return answer;
     });
   }
 
-  #send({ tmp, path, data }: { tmp: string; path: string; data: string | Uint8Array }, after: number | undefined): Promise<WriteFailure | undefined> {
-    if (this.#stopped) return Promise.reject(new WriteThreadLost(undefined));
-    const id = this.#nextId++;
+  /** Puts one file's bytes in the ring (or a buffer of its own) and its job in this turn's batch. */
+  #send(id: number, { tmp, path, data }: { tmp: string; path: string; data: string | Uint8Array }, after: number | undefined): Promise<WriteFailure | undefined> {
     const order = after === undefined ? {} : { after };
     const length = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
     const place = this.#place(length);

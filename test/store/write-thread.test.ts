@@ -156,27 +156,13 @@ describe('WriteThread', linux, () => {
     await writeFileAtomic(join(dir, 'b'), 'after', { nodeId: NODE_ID, fsync: false, thread });
     assert.equal(await readFile(join(dir, 'a'), 'utf8'), 'before');
     assert.equal(await readFile(join(dir, 'b'), 'utf8'), 'after');
-    await assert.rejects(thread.write(join(dir, '.t'), join(dir, 't'), 'x'), WriteThreadLost);
+    const [refused] = thread.writeInOrder([{ tmp: join(dir, '.t'), path: join(dir, 't'), data: 'x' }]);
+    await assert.rejects(refused!, WriteThreadLost);
   });
 
-  test('a thread lost before it answered: its temporary file goes and the pool makes the write', async () => {
+  test('a thread lost before it answered (one file or several): the temporary files go and the pool makes every write', async () => {
     const dir = await freshDir();
-    const path = join(dir, 'page.html');
-    // Stands for a thread that created the temporary file and then stopped.
-    const lost = {
-      usable: true,
-      async write(tmp: string): Promise<WriteFailure | undefined> {
-        await writeFile(tmp, 'half');
-        throw new WriteThreadLost(new Error('exited'));
-      },
-    } as unknown as WriteThread;
-    await writeFileAtomic(path, 'whole', { nodeId: NODE_ID, fsync: false, thread: lost });
-    assert.equal(await readFile(path, 'utf8'), 'whole');
-    assert.deepEqual(await readdir(dir), ['page.html']);
-  });
-
-  test('writeFilesAtomic with a thread lost before it answered: the temporary files go and the pool makes every write', async () => {
-    const dir = await freshDir();
+    // Stands for a thread that created the first temporary file and then stopped.
     const lost = {
       usable: true,
       writeInOrder(files: { tmp: string }[]): Promise<WriteFailure | undefined>[] {
@@ -186,9 +172,11 @@ describe('WriteThread', linux, () => {
         return files.map(() => half);
       },
     } as unknown as WriteThread;
+    await writeFileAtomic(join(dir, 'page.html'), 'whole', { nodeId: NODE_ID, fsync: false, thread: lost });
+    assert.equal(await readFile(join(dir, 'page.html'), 'utf8'), 'whole');
     const files = [{ path: join(dir, 'r.html'), data: 'page' }, { path: join(dir, 'r.json'), data: '{"v":1}' }];
     await writeFilesAtomic(files, { nodeId: NODE_ID, fsync: false, thread: lost });
-    assert.deepEqual((await readdir(dir)).sort(), ['r.html', 'r.json']);
+    assert.deepEqual((await readdir(dir)).sort(), ['page.html', 'r.html', 'r.json']);
     assert.equal(await readFile(join(dir, 'r.json'), 'utf8'), '{"v":1}');
   });
 
