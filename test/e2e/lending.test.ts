@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { access } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { candidate, ownerOf } from '../../src/cluster/rendezvous.js';
 import { generatedSite, pagePath } from '../../src/site/generated-site.js';
 import { LoopbackSite } from '../../src/site/site-server.js';
+import { Layout } from '../../src/store/layout.js';
 import { FAST, jsonSummary, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
+import { until } from '../support/until.js';
 
 const HOSTS = 8;
 const PAGES = 40;
@@ -67,8 +70,13 @@ async function crawlOn(site: LoopbackSite, dataDir: string, extra: readonly stri
     ...FAST,
     ...extra,
   ];
-  const runs = [spawnCli(args(busyId)), spawnCli(args(idleId))];
-  const [busy, idle] = await Promise.all(runs.map((r) => r.done));
+  // The idle node starts once the busy one has a node record: its first look at nodes/ then
+  // sees a peer, and it never owns (and fetches) a host, as a node started alone would for
+  // a moment (docs/protocol.md, "Nodes and liveness").
+  const busyRun = spawnCli(args(busyId));
+  await until(() => access(new Layout(dataDir).node(busyId)).then(() => true, () => false), 60_000);
+  const idleRun = spawnCli(args(idleId));
+  const [busy, idle] = await Promise.all([busyRun.done, idleRun.done]);
   assert.equal(busy!.code, 0, busy!.stderr);
   assert.equal(idle!.code, 0, idle!.stderr);
   // Every page once, never two requests at once on a host, nothing left behind.
