@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildErrsRecord, buildLinksRecord } from '../src/commit/build-records.js';
-import type { Target } from '../src/crawl/fetch-page.js';
+import type { Target } from '../src/fetch/page-outcome.js';
 import { FetchFailure } from '../src/errors.js';
 import type { FetchedResponse } from '../src/fetch/fetcher.js';
 import { openDataDir } from '../src/store/data-dir.js';

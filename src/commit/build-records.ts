@@ -1,6 +1,6 @@
 import type { FetchFailure } from '../errors.js';
 import { RECORD_VERSION, type ErrsRecord, type LinksRecord } from '../store/records.js';
-import type { Commit, Target } from '../crawl/fetch-page.js';
+import type { Commit, Target } from '../fetch/page-outcome.js';
 import { headerValue } from '../fetch/header-value.js';
 
 /** The links record of a page (or redirect) commit. */

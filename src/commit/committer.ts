@@ -9,7 +9,7 @@ import type { Layout } from '../store/layout.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
-import type { Commit, PageOutcome } from '../crawl/fetch-page.js';
+import type { Commit, PageOutcome } from '../fetch/page-outcome.js';
 import type { Admission } from '../frontier/admission/admission.js';
 import type { Frontier } from '../frontier/frontier.js';
 import { callHook, type HookCallEnv } from '../hooks/hook-call.js';

@@ -6,58 +6,12 @@ import { mergeDirectives, parseXRobotsTag } from '../extract/meta-robots.js';
 import { looksBinary } from '../extract/sniff-binary.js';
 import { isHtmlType, type FetchedResponse, type Fetcher, type Validators } from '../fetch/fetcher.js';
 import { extensionOf } from '../fetch/keep-types.js';
-import type { RedirectHop, SitemapInfo } from '../store/records.js';
+import type { Commit, PageOutcome, Target } from '../fetch/page-outcome.js';
 import { urlKey } from '../url/key.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { headerValue } from '../fetch/header-value.js';
 import { statusStep } from '../hooks/builtin-steps.js';
 import { MiddlewareChain } from '../hooks/middleware-chain.js';
-
-/** A URL to fetch. */
-export interface Target {
-  readonly url: string;
-  readonly key: string;
-  readonly hostDir: string;
-  readonly depth: number;
-  /** Its place in the host's queue (a retry keeps it). */
-  readonly priority?: number;
-}
-
-/** What one URL of a fetch chain came to: a page (or redirect) to commit, or a failure. */
-export type Commit =
-  | {
-      readonly type: 'page';
-      readonly target: Target;
-      readonly response: FetchedResponse;
-      readonly finalUrl: string;
-      readonly redirects: readonly RedirectHop[];
-      readonly body: Buffer | null;
-      readonly charset?: string;
-      readonly links: readonly string[];
-      /** The body of a non-HTML response kept with --keep, and its file name extension. */
-      readonly file?: { readonly body: Buffer; readonly ext: string };
-      /** Robots directives the page carried (`noindex`: its html is not kept; `nofollow`: no links). */
-      readonly robots?: readonly string[];
-      /** What a --hook onPage returned as data. */
-      readonly data?: unknown;
-      /** A revisit answered 304 Not Modified (docs/recrawl.md): the stored body stands. */
-      readonly notModified?: boolean;
-      /** A sitemap (docs/sitemaps.md): what it held; its links are its entries. */
-      readonly sitemap?: SitemapInfo;
-    }
-  | { readonly type: 'error'; readonly target: Target; readonly failure: FetchFailure };
-
-/** The result of crawling one URL: commits in the order they must be written. */
-export interface PageOutcome {
-  /** The fetched page (or failure) first, then the URLs that redirected to it. */
-  readonly commits: Commit[];
-  /** Links dropped because they were too long. */
-  readonly tooLong: number;
-  /** Requests made (one per hop). */
-  readonly requests: number;
-  /** Redirect targets this chain claimed (committed or not): the caller releases them. */
-  readonly claimed: readonly Target[];
-}
 
 export interface FetchPageContext {
   readonly fetcher: Fetcher;

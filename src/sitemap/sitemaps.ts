@@ -1,6 +1,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import type { Clock } from '../config/clock.js';
-import type { FetchPageContext, PageOutcome, Target } from '../crawl/fetch-page.js';
+import type { FetchPageContext } from '../crawl/fetch-page.js';
+import type { PageOutcome, Target } from '../fetch/page-outcome.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Logger } from '../progress/logger.js';
 import type { Recrawler } from '../recrawl/recrawler.js';

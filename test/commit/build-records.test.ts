@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildErrsRecord, buildLinksRecord } from '../../src/commit/build-records.js';
-import type { Commit, Target } from '../../src/crawl/fetch-page.js';
+import type { Commit, Target } from '../../src/fetch/page-outcome.js';
 import { FetchFailure } from '../../src/errors.js';
 import type { FetchedResponse } from '../../src/fetch/fetcher.js';
 import { RECORD_VERSION, type ErrsRecord } from '../../src/store/records.js';

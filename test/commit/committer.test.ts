@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Commit, Target } from '../../src/crawl/fetch-page.js';
+import type { Commit, Target } from '../../src/fetch/page-outcome.js';
 import { FetchFailure } from '../../src/errors.js';
 import type { FetchedResponse } from '../../src/fetch/fetcher.js';
 import type { HostState } from '../../src/frontier/host-state.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FetchFailure } from '../../src/errors.js';
-import { fetchPage, type Commit, type FetchPageContext, type Target } from '../../src/crawl/fetch-page.js';
+import { fetchPage, type FetchPageContext } from '../../src/crawl/fetch-page.js';
+import type { Commit, Target } from '../../src/fetch/page-outcome.js';
 import { Fetcher } from '../../src/fetch/fetcher.js';
 import { urlKey } from '../../src/url/key.js';
 import { DEFAULT_NORMALIZE_OPTIONS, normalizeUrl } from '../../src/url/normalize.js';
