@@ -21,7 +21,7 @@ const N = 200_000;
 for (let round = 0; round < 3; round++) {
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < N; i++) {
-    const req = { url: 'http://a.example/x', depth: 1, host: 'a.example', headers: {} };
+    const req = { url: 'http://a.example/x', depth: 1, host: 'a.example', kind: 'page' as const, headers: {} };
     await chain.before(req);
     await chain.after(req, res, false);
   }

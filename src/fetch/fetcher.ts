@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
-import { cookieHeader, type FileCookie } from './cookie-file.js';
 import { keeps } from './keep-types.js';
 import type { Clock } from '../config/clock.js';
 import { FetchFailure } from '../errors.js';
@@ -10,6 +9,7 @@ import { isPrivateAddress, publicOnlyLookup } from './address-policy.js';
 import { classifyFetchError } from './classify-error.js';
 import { readBody, streamBody } from './read-body.js';
 import { headerValue } from './header-value.js';
+import { defaultRequestHeaders } from './request-headers.js';
 import { headersFromRaw, readSideBody, type CaptureSink } from '../warc/exchange.js';
 
 /** The part of the configuration the fetcher needs. */
@@ -21,12 +21,8 @@ export interface FetcherOptions {
   readonly perHost: number;
   readonly insecure: boolean;
   readonly denyPrivate: boolean;
-  /** Extra request headers (--header), lower-case names. */
-  readonly headers?: readonly (readonly [string, string])[];
   /** Media types of non-HTML responses whose bodies are read too (--keep). */
   readonly keepTypes?: readonly string[];
-  /** Cookies sent where they match (--cookie-file). */
-  readonly cookies?: readonly FileCookie[];
   /**
    * Proxies (--proxy, or HTTP_PROXY / HTTPS_PROXY / NO_PROXY read by the CLI): requests go
    * through undici's EnvHttpProxyAgent with these settings.
@@ -65,7 +61,10 @@ export interface FetchOptions {
   readonly anyType?: boolean;
   /** Cap for this request instead of maxBytes. */
   readonly maxBytes?: number;
-  /** Request headers (lowercase names) that replace the defaults of the same name: the fetch middleware's. */
+  /**
+   * The request headers (lowercase names): the fetch middleware's (src/request/pipeline.ts),
+   * sent as they are. Without them, the default headers only.
+   */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * Reads a body that would be read (2xx) as a stream instead of holding it (a sitemap):
@@ -74,11 +73,6 @@ export interface FetchOptions {
    * body is read up to the cap as usual (docs/sitemaps.md).
    */
   readonly consumeBody?: ((body: Readable) => Promise<void>) | undefined;
-}
-
-/** The headers every request starts with (the fetch middleware's first step shows them to hooks). */
-export function defaultRequestHeaders(userAgent: string): Record<string, string> {
-  return { 'user-agent': userAgent, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5', 'accept-encoding': 'gzip, deflate, br' };
 }
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
@@ -151,21 +145,13 @@ export class Fetcher {
     signal?.addEventListener('abort', onOuterAbort, { once: true });
     if (signal?.aborted) deadline.abort();
     try {
-      const headers = defaultRequestHeaders(this.#options.userAgent);
+      // The middleware's headers: the defaults, --header and --cookie-file are its built-in
+      // steps, which a hook can see and change (docs/hooks.md).
+      const headers = { ...(options.headers ?? defaultRequestHeaders(this.#options.userAgent)) };
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
-      if (options.headers !== undefined) {
-        // A page's request: the fetch middleware's headers, --header and --cookie-file
-        // included (built-in steps a hook can see and change, docs/hooks.md).
-        Object.assign(headers, options.headers);
-      } else {
-        // robots.txt, which no middleware runs on: --header and --cookie-file added here.
-        for (const [name, value] of this.#options.headers ?? []) headers[name] = value;
-        if (this.#options.cookies !== undefined && this.#options.cookies.length > 0) {
-          const cookie = cookieHeader(this.#options.cookies, new URL(url), Math.floor(this.#clock.now() / 1000));
-          if (cookie !== undefined) headers.cookie = cookie;
-        }
-      }
+      // What a hook set stands, a validator header included.
+      if (options.headers !== undefined) Object.assign(headers, options.headers);
       const res = await request(url, {
         method: 'GET',
         headers,

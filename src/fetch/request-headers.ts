@@ -1,5 +1,13 @@
 import { ExitCode, FatalError } from '../errors.js';
 
+/**
+ * The headers every request starts with: the user agent and what we accept. The fetch
+ * middleware's first step sets them (src/hooks/builtin-steps.ts), where hooks see them.
+ */
+export function defaultRequestHeaders(userAgent: string): Record<string, string> {
+  return { 'user-agent': userAgent, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5', 'accept-encoding': 'gzip, deflate, br' };
+}
+
 /** An HTTP header name (RFC 9110 §5.1: a token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 

@@ -1,7 +1,8 @@
 import { FetchFailure } from '../errors.js';
 import { isTransientStatus } from '../fetch/classify-error.js';
 import { cookieHeader, type FileCookie } from '../fetch/cookie-file.js';
-import { defaultRequestHeaders, type FetchedResponse } from '../fetch/fetcher.js';
+import type { FetchedResponse } from '../fetch/fetcher.js';
+import { defaultRequestHeaders } from '../fetch/request-headers.js';
 import { headerValue } from '../fetch/header-value.js';
 import { parseRetryAfter } from '../fetch/retry-after.js';
 import type { HookCallEnv } from './hook-call.js';
@@ -54,12 +55,15 @@ export interface RequestControls {
   readonly cookies?: readonly FileCookie[];
 }
 
-/** The robots.txt gate: a URL robots.txt disallows is never requested (`allowed`: the host's rules). */
+/**
+ * The robots.txt gate: a URL robots.txt disallows is never requested (`allowed`: the host's
+ * rules). robots.txt itself always may be.
+ */
 export function robotsStep(allowed: (hostDir: string, url: string) => boolean): BeforeStep {
   return {
     name: 'robots.txt',
     run(request) {
-      if (allowed(request.host, request.url)) return undefined;
+      if (request.kind === 'robots' || allowed(request.host, request.url)) return undefined;
       return { kind: 'skip', failure: new FetchFailure('ROBOTS_DISALLOWED', 'final', 'disallowed by robots.txt') };
     },
   };

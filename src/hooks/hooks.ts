@@ -29,6 +29,9 @@ export interface HookResult {
   readonly data?: unknown;
 }
 
+/** What a request is for: a page, a sitemap (docs/sitemaps.md) or a host's robots.txt. */
+export type RequestKind = 'page' | 'robots' | 'sitemap';
+
 /** What a hook's beforeFetch sees: the request about to be sent (docs/hooks.md). */
 export interface HookRequest {
   /** The normalized URL of this request (a redirect's next hop has its own). */
@@ -36,6 +39,8 @@ export interface HookRequest {
   readonly depth: number;
   /** The host's directory name (docs/url-keys.md). */
   readonly host: string;
+  /** What the request is for: every kind goes through the same steps. */
+  readonly kind: RequestKind;
   /** The request headers, lowercase names: what the built-in steps set; change them in place. */
   headers: Record<string, string>;
 }
@@ -61,10 +66,15 @@ export interface HookResponse {
   readonly synthetic: boolean;
 }
 
-/** What beforeFetch may return: nothing (go on), a skip, or an answer without the network. */
+/**
+ * What beforeFetch may return: nothing (go on), a skip, or an answer without the network. The
+ * request itself (or any object with `headers` and no `action`) also means "send it", with
+ * those headers.
+ */
 export type BeforeFetchResult =
   | void
   | undefined
+  | HookRequest
   | { readonly action: 'skip'; readonly reason?: string }
   | {
       readonly action: 'respond';

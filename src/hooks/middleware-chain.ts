@@ -90,10 +90,19 @@ function userBeforeStep(m: HookModule, env: HookCallEnv): BeforeStep {
         request.headers = lowerCaseHeaders(copy.headers);
         return undefined;
       }
-      if (out.action === 'skip') {
+      if (typeof out !== 'object') {
+        // not an answer: counted below
+      } else if (!('action' in out) || out.action === undefined) {
+        if ('url' in out || 'headers' in out) {
+          // The request returned (as hooks of other frameworks do), or one like it: send it
+          // with its headers (its URL stays the one asked for).
+          const headers = (out as { headers?: unknown }).headers;
+          request.headers = lowerCaseHeaders(typeof headers === 'object' && headers !== null ? (headers as Record<string, unknown>) : copy.headers);
+          return undefined;
+        }
+      } else if (out.action === 'skip') {
         return { kind: 'skip', failure: new FetchFailure('HOOK_SKIPPED', 'final', out.reason ?? 'skipped by beforeFetch') };
-      }
-      if (out.action === 'respond') {
+      } else if (out.action === 'respond') {
         const body = Buffer.from(out.body ?? '');
         const headers = lowerCaseHeaders({ 'content-type': 'text/html; charset=utf-8', ...out.headers });
         const contentType = headers['content-type'] ?? null;

@@ -1,11 +1,10 @@
 import { Readable } from 'node:stream';
 import { FetchFailure } from '../errors.js';
-import type { FetchedResponse } from '../fetch/fetcher.js';
-import { headerValue } from '../fetch/header-value.js';
-import type { FetchPageContext } from '../crawl/fetch-page.js';
+import type { PipelineContext } from '../request/pipeline.js';
+import { redirectPolicy, sendRequest } from '../request/pipeline.js';
 import type { PageOutcome, Target } from '../fetch/page-outcome.js';
 import { urlKey } from '../url/key.js';
-import { normalizeUrl } from '../url/normalize.js';
+import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { SITEMAP_MAX_BYTES, parseSitemap, type SitemapResult } from './sitemap-parser.js';
 
 /** A page of the sitemap's host with a `<lastmod>`: it may be due again (docs/sitemaps.md). */
@@ -22,63 +21,53 @@ export interface SitemapFetch {
   readonly hints: readonly LastmodHint[];
 }
 
+/** What fetching a sitemap needs: the request pipeline, and how links are read. */
+export interface SitemapContext extends PipelineContext {
+  readonly normalize: NormalizeOptions;
+  readonly maxRedirects: number;
+}
+
 /**
- * Fetches one sitemap (docs/sitemaps.md) with the page's middleware (headers, robots.txt,
- * the --hook steps, the status verdict), following redirects within its host, and reads it
- * with the capped parser. The outcome is one commit: a links record whose links are the
- * sitemap's pages (or, for an index, its child sitemaps on the same host), or one errs
- * record when it could not be had or read at all. Writes nothing.
+ * Fetches one sitemap (docs/sitemaps.md) through the request pipeline (src/request/pipeline.ts:
+ * the page's middleware, headers, robots.txt, the --hook steps, the status verdict), following
+ * redirects within its host, and reads it with the capped parser. The outcome is one commit:
+ * a links record whose links are the sitemap's pages (or, for an index, its child sitemaps on
+ * the same host), or one errs record when it could not be had or read at all. Writes nothing.
  */
-export async function fetchSitemap(start: Target, ctx: FetchPageContext): Promise<SitemapFetch> {
-  let requests = 0;
-  let target = start;
+export async function fetchSitemap(start: Target, ctx: SitemapContext): Promise<SitemapFetch> {
+  /** The sitemap as the parser read it while it streamed in (undefined: the body was held). */
+  let parsed: SitemapResult | undefined;
+  const { end, requests } = await sendRequest(
+    {
+      kind: 'sitemap',
+      url: start.url,
+      host: start.hostDir,
+      depth: start.depth,
+      redirects: redirectPolicy('sitemap', { hostDir: start.hostDir, maxRedirects: ctx.maxRedirects, normalize: ctx.normalize }),
+      // The body goes to the parser as it arrives, never held whole (a sitemap may be 50 MB).
+      options: {
+        anyType: true,
+        maxBytes: SITEMAP_MAX_BYTES,
+        consumeBody: async (body) => {
+          parsed = await parseSitemap(body);
+        },
+      },
+    },
+    ctx,
+  );
   const fail = (failure: FetchFailure): SitemapFetch => ({
     outcome: { commits: [{ type: 'error', target: start, failure }], tooLong: 0, requests, claimed: [] },
     children: [],
     hints: [],
   });
-  const seen = new Set<string>([start.url]);
-  let res: FetchedResponse;
-  let request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
-  let responded: boolean;
-  /** The sitemap as the parser read it while it streamed in (only a 2xx ends the loop; undefined: the body was held). */
-  let parsed: SitemapResult | undefined;
-  for (;;) {
-    request = { url: target.url, depth: target.depth, host: target.hostDir, headers: {} };
-    const before = ctx.middleware === undefined ? ({ kind: 'fetch', headers: {} } as const) : await ctx.middleware.before(request);
-    if (before.kind === 'skip') return fail(before.failure);
-    responded = before.kind === 'respond';
-    if (before.kind === 'respond') res = before.response;
-    else {
-      if (requests > 0) await ctx.pace();
-      try {
-        requests++;
-        // The body goes to the parser as it arrives, never held whole (a sitemap may be 50 MB).
-        res = await ctx.fetcher.fetch(target.url, {
-          signal: ctx.signal,
-          headers: before.headers,
-          anyType: true,
-          maxBytes: SITEMAP_MAX_BYTES,
-          consumeBody: async (body) => {
-            parsed = await parseSitemap(body);
-          },
-        });
-      } catch (err) {
-        return fail(err instanceof FetchFailure ? err : new FetchFailure('FETCH_FAILED', 'transient', String(err)));
-      }
-    }
-    if (res.status < 300 || res.status >= 400 || res.status === 304) break;
-    const loc = headerValue(res.headers, 'location');
-    const next = loc === undefined ? undefined : normalizeUrl(loc, target.url, ctx.normalize);
-    if (next === undefined || !next.ok || next.hostDir !== start.hostDir || seen.has(next.url) || seen.size > ctx.maxRedirects) {
-      const why = next?.ok === true && next.hostDir !== start.hostDir ? `redirects to another host (${next.url})` : 'unusable redirect';
-      return fail(new FetchFailure('SITEMAP_REDIRECT', 'final', `sitemap ${why}`, { status: res.status }));
-    }
-    seen.add(next.url);
-    target = { ...start, url: next.url, key: urlKey(next.url) };
+  if (end.type === 'failure') return fail(end.failure);
+  if (end.type !== 'response') {
+    const why = end.type === 'not-followed' ? `redirects to another host (${end.next.url})` : 'unusable redirect';
+    return fail(new FetchFailure('SITEMAP_REDIRECT', 'final', `sitemap ${why}`, { status: end.response.status }));
   }
-  const verdict: { readonly failure?: FetchFailure } = ctx.middleware === undefined ? {} : await ctx.middleware.after(request, res, responded);
-  if (verdict.failure !== undefined) return fail(verdict.failure);
+  const res = end.response;
+  const target = { url: end.url };
+  if (end.verdict.failure !== undefined) return fail(end.verdict.failure);
   if (res.status < 200 || res.status >= 300 || (res.body === null && parsed === undefined)) {
     return fail(new FetchFailure(`HTTP_${res.status}`, 'final', `sitemap answered HTTP ${res.status} without a body`, { status: res.status }));
   }

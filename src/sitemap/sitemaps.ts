@@ -1,6 +1,6 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import type { Clock } from '../config/clock.js';
-import type { FetchPageContext } from '../crawl/fetch-page.js';
+import type { SitemapContext } from './fetch-sitemap.js';
 import type { PageOutcome, Target } from '../fetch/page-outcome.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Logger } from '../progress/logger.js';
@@ -73,7 +73,7 @@ export class Sitemaps {
   }
 
   /** Fetches a sitemap (a URL `isSitemap` said yes to). */
-  async fetch(target: Target, ctx: FetchPageContext): Promise<PageOutcome> {
+  async fetch(target: Target, ctx: SitemapContext): Promise<PageOutcome> {
     const level = this.#known.get(target.hostDir)?.get(target.key) ?? 0;
     const r = await fetchSitemap(target, ctx);
     for (const child of r.children) {

@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/progress/logger.js';
 import { CrawlStats } from '../../src/progress/stats.js';
 import { FakeClock } from '../support/fake-clock.js';
 
-const request = (url: string): HookRequest => ({ url, depth: 1, host: 'a.example', headers: {} });
+const request = (url: string, kind: HookRequest['kind'] = 'page'): HookRequest => ({ url, depth: 1, host: 'a.example', kind, headers: {} });
 const response = (status: number, headers: Record<string, string> = {}): FetchedResponse => ({
   url: 'http://a.example/x',
   status,
