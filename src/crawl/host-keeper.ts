@@ -3,16 +3,12 @@ import type { Membership } from '../cluster/membership.js';
 import type { Ownership } from '../cluster/ownership.js';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import { FetchFailure } from '../errors.js';
-import { ALLOW_ALL, RobotsUnavailable, type RobotsCache } from '../fetch/robots.js';
+import type { RobotsCache } from '../fetch/robots.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
-import { nextRetryDelay } from '../frontier/retry-policy.js';
-import { buildErrsRecord } from '../commit/build-records.js';
 import type { Frontier } from '../frontier/frontier.js';
 import { HostState } from '../frontier/host-state.js';
-import { leaveAloneAtFirstContact } from '../frontier/first-contact.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
 
@@ -25,15 +21,14 @@ export interface HostKeeperDeps {
   readonly membership: Membership;
   readonly leases: Leases;
   readonly store: HostStore;
+  /** The hosts' robots.txt files: the sitemaps they name are known at take. */
   readonly robots: RobotsCache;
-  /** Aborts a robots.txt fetch at shutdown. */
-  readonly signal: AbortSignal;
   readonly frontier: Frontier;
   readonly onStoreError: (err: unknown) => void;
   readonly wake: () => void;
   /** Revisits (--recrawl-after): pages with links records are scheduled, not done. */
   readonly recrawler?: Recrawler | undefined;
-  /** Sitemaps (docs/sitemaps.md): found when robots.txt is known, before the queue starts. */
+  /** Sitemaps (docs/sitemaps.md): those known at take are registered before the queue starts. */
   readonly sitemaps?: Sitemaps | undefined;
   /**
    * A host let go may be written by its next owner: the reseeds list its directory again. A
@@ -55,8 +50,8 @@ export const TAKE_PARALLELISM = 8;
 /**
  * The life of a host in this node (docs/architecture.md): take its lease (host partitioning), read its
  * listing once (done set, errs records to retry, a previous owner's temp files to remove),
- * fetch its robots.txt, and let it go again when ownership moves (after its requests in
- * flight) or when its lease is lost (at once).
+ * and let it go again when ownership moves (after its requests in flight) or when its lease
+ * is lost (at once). Its robots.txt is src/crawl/host-robots.ts's.
  */
 export class HostKeeper {
   readonly #d: HostKeeperDeps;
@@ -268,78 +263,6 @@ export class HostKeeper {
       const f = host.onIdle;
       host.onIdle = undefined;
       void f();
-    }
-  }
-
-  /**
-   * Fetches (or reads from the mount) the host's robots.txt; its queue waits meanwhile. When
-   * robots.txt is unavailable (5xx, no answer) the host waits and tries again with backoff
-   * (or as long as Retry-After asks); after --max-attempts, or at once when trying again
-   * cannot help (TLS, a private address), the host is left alone for this run and its queued
-   * URLs are recorded with the reason.
-   */
-  async fetchRobots(host: HostState): Promise<void> {
-    const { config, clock, stats, log } = this.#d;
-    if (host.robotsLoading || host.robots !== undefined) return;
-    if (!config.robots) {
-      host.robotsKnown(ALLOW_ALL);
-      this.#d.frontier.schedule(host);
-      return;
-    }
-    host.robotsStarted();
-    host.politeness.started(clock.monotonic());
-    let outcome: 'ok' | 'transient' = 'ok';
-    try {
-      stats.requests++;
-      const rules = await this.#d.robots.rules(host.dir, host.origin ?? `http://${host.dir}`, this.#d.signal);
-      await this.#d.sitemaps?.discover(host, rules.sitemaps ?? []);
-      host.robotsKnown(rules);
-    } catch (err) {
-      const failures = host.robotsFailed(err instanceof RobotsUnavailable);
-      if (err instanceof RobotsUnavailable) {
-        outcome = 'transient';
-        // A refused first contact with a host never reached gives up at once (src/frontier/first-contact.ts).
-        const wait =
-          err.kind === 'final' || leaveAloneAtFirstContact(err.code, failures, host.doneCount)
-            ? undefined
-            : nextRetryDelay(failures, config, err.retryAfterMs);
-        if (wait === undefined) {
-          await this.#giveUp(host, err);
-        } else {
-          log.warn('robots.txt unavailable, host waits', { host: host.dir, reason: err.reason, waitMs: wait });
-          host.robotsRetryLater(clock.monotonic() + wait);
-        }
-      } else if (!(err instanceof FetchFailure && err.code === 'ABORTED')) {
-        this.#d.onStoreError(err);
-      }
-    } finally {
-      this.requestEnded(host, outcome);
-    }
-    this.#d.frontier.schedule(host);
-    this.#d.wake();
-  }
-
-  /**
-   * Leaves a host alone for the rest of this run and records its queued URLs with the reason
-   * (final when trying again cannot help; otherwise due for a later run, which will try
-   * robots.txt again).
-   */
-  async #giveUp(host: HostState, err: RobotsUnavailable): Promise<void> {
-    const { config, clock, store, stats, log } = this.#d;
-    host.giveUp();
-    const pending = this.#d.frontier.dropHost(host);
-    const failure = new FetchFailure(err.code, err.kind, `robots.txt unavailable: ${err.reason}`);
-    stats.cut.hostGaveUp++;
-    log.warn('leaving host alone for this run', { host: host.dir, reason: err.reason, urls: pending.length });
-    const nowMs = clock.now();
-    for (const item of pending) {
-      const previous = host.errsOf(item.key);
-      const attempts = (previous?.attempts ?? 0) + 1;
-      const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
-      const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
-      await store.writeErrs(host.dir, item.key, record);
-      host.errsRecorded(item.key, record);
-      stats.countError(failure.code, record.final);
     }
   }
 }

@@ -6,6 +6,7 @@ import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
+import { HostRobots } from './host-robots.js';
 import { Admission } from '../frontier/admission/admission.js';
 import { Frontier } from '../frontier/frontier.js';
 import type { ScopeFilter } from '../frontier/scope.js';
@@ -104,7 +105,6 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
   const reseeder = new Reseeder(layout, { clock, serverTime: () => membership.serverTime });
   const robots = new RobotsCache(
     layout,
-    env.fetcher,
     { userAgent: config.userAgent, maxAgeMs: config.robotsMaxAgeMs, nodeId: config.nodeId, fsync: config.fsync },
     clock,
   );
@@ -135,7 +135,6 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     leases,
     store,
     robots,
-    signal: abort.signal,
     frontier,
     onStoreError: (err) => control.onStoreError(err),
     wake: () => control.wake(),
@@ -175,6 +174,28 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     onStored: () => guard.stored(),
     warc: env.warc,
   });
+  // The fetch middleware of every request: the built-in steps first (docs/hooks.md), then the --hook ones.
+  const middleware = fetchMiddleware(
+    config.userAgent,
+    (hostDir, url) => frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true,
+    () => clock.now(),
+    { hooks, env: hookEnv },
+    { ...(config.headers ? { headers: config.headers } : {}), ...(config.cookies ? { cookies: config.cookies } : {}) },
+  );
+  const hostRobots = new HostRobots({
+    config,
+    clock,
+    log,
+    stats,
+    store,
+    robots,
+    pipeline: { fetcher: env.fetcher, middleware, signal: abort.signal },
+    frontier,
+    sitemaps,
+    requestEnded: (host, outcome) => keeper.requestEnded(host, outcome),
+    onStoreError: (err) => control.onStoreError(err),
+    wake: () => control.wake(),
+  });
   // This machine's nodes of the crawl: this one and the siblings of --processes N.
   const extractor = ExtractThread.forProcesses(normalize, (config.startPeers ?? 0) + 1);
   const requests = new RequestRunner({
@@ -192,14 +213,8 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     frontier,
     abort,
     control,
-    // The fetch middleware: the built-in steps first (docs/hooks.md), then the --hook ones.
-    middleware: fetchMiddleware(
-      config.userAgent,
-      (hostDir, url) => frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true,
-      () => clock.now(),
-      { hooks, env: hookEnv },
-      { ...(config.headers ? { headers: config.headers } : {}), ...(config.cookies ? { cookies: config.cookies } : {}) },
-    ),
+    middleware,
+    hostRobots,
     recrawler,
     sitemaps,
   });

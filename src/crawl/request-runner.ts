@@ -13,6 +13,7 @@ import { fetchPage, type FetchPageContext } from './fetch-page.js';
 import type { PageOutcome, Target } from '../fetch/page-outcome.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';
+import type { HostRobots } from './host-robots.js';
 import type { HostState, QueueItem } from '../frontier/host-state.js';
 import type { MiddlewareChain } from '../hooks/middleware-chain.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
@@ -31,6 +32,8 @@ export interface RequestRunnerDeps {
   readonly store: HostStore;
   readonly committer: Committer;
   readonly keeper: HostKeeper;
+  /** Fetches a host's robots.txt and decides what the host does when it cannot be had. */
+  readonly hostRobots: HostRobots;
   readonly frontier: Frontier;
   /** Stops requests in flight (after the stop grace period), robots.txt fetches included. */
   readonly abort: AbortController;
@@ -166,7 +169,7 @@ export class RequestRunner {
     if (host.robotsLoading || host.robots !== undefined) return;
     this.#inFlight++;
     this.#track(
-      this.#d.keeper.fetchRobots(host).finally(() => {
+      this.#d.hostRobots.fetch(host).finally(() => {
         this.#inFlight--;
         this.#ended(host);
       }),

@@ -1,14 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Clock } from '../config/clock.js';
-import { FetchFailure, type FailureKind } from '../errors.js';
+import type { FailureKind } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Layout } from '../store/layout.js';
 import { readWhole } from '../store/read-whole.js';
-import type { Fetcher } from './fetcher.js';
-import { parseRetryAfter } from './retry-after.js';
-import { firstValue, headerValue } from './header-value.js';
-import { isTransientStatus } from './classify-error.js';
 
 /** The part of robots-parser's Robot that is used here. */
 interface Robot {
@@ -39,9 +35,7 @@ export const ALLOW_ALL: RobotsRules = Object.freeze({
 });
 
 /** RFC 9309 §2.5: crawlers must parse at least 500 KiB; more is ignored. */
-const MAX_ROBOTS_BYTES = 500 * 1024;
-/** RFC 9309 §2.3.1.2: follow at least five redirects. */
-const MAX_ROBOTS_REDIRECTS = 5;
+export const MAX_ROBOTS_BYTES = 500 * 1024;
 
 const HEADER = /^# mountcrawl robots fetchedAt=(\S+) status=(\d+) url=(\S+)\n/;
 
@@ -68,21 +62,6 @@ export function parseRobots(text: string, robotsUrl: string, userAgent: string, 
 }
 
 /**
- * The http(s) URL a redirect points to, or undefined when its Location is missing, not a URL
- * or of another scheme: such a redirect ends the chain like any other 3xx (no robots.txt).
- */
-function redirectTarget(location: string | string[] | undefined, base: string): string | undefined {
-  const loc = firstValue(location);
-  if (loc === undefined) return undefined;
-  try {
-    const u = new URL(loc, base);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * robots.txt could not be had now (5xx, timeout): the host waits and tries again. `code` is
  * the failure's stable code (`HTTP_503`, `DNS_FAILED`, `TLS_ERROR`, ...) and `kind` whether
  * trying again can help, so that the host's URLs can be recorded with the real reason.
@@ -100,68 +79,20 @@ export class RobotsUnavailable extends Error {
 }
 
 /**
- * Fetches robots.txt once per host and keeps it on the mount (robots/<host>.txt: a first
- * comment line with fetch time, status and URL, then the body as received), so other nodes
- * and later runs reuse it until it is older than `maxAgeMs`. 2xx: its rules; 4xx: everything
- * allowed; 5xx or no answer: RobotsUnavailable (RFC 9309 §2.3.1.4: assume complete
- * disallow for now). Redirects are followed, up to five.
+ * A host's robots.txt as kept on the mount (robots/<host>.txt: a first comment line with
+ * fetch time, status and URL, then the body as received), so other nodes and later runs reuse
+ * it until it is older than `maxAgeMs`. Reads, stores and parses the file; fetching it is a
+ * request like any other (src/request/robots-request.ts).
  */
 export class RobotsCache {
   constructor(
     private readonly layout: Layout,
-    private readonly fetcher: Fetcher,
     private readonly options: { userAgent: string; maxAgeMs: number; nodeId: string; fsync: boolean },
     private readonly clock: Clock,
   ) {}
 
-  /** The rules of `hostDir`, whose pages are served at `origin` (scheme://host[:port]). */
-  async rules(hostDir: string, origin: string, signal?: AbortSignal): Promise<RobotsRules> {
-    const cached = await this.#readCached(hostDir);
-    if (cached !== undefined) return cached;
-    const robotsUrl = `${origin}/robots.txt`;
-    let url = robotsUrl;
-    for (let hop = 0; hop <= MAX_ROBOTS_REDIRECTS; hop++) {
-      let res;
-      try {
-        res = await this.fetcher.fetch(url, { signal, anyType: true, maxBytes: MAX_ROBOTS_BYTES });
-      } catch (err) {
-        if (err instanceof FetchFailure && err.code === 'ABORTED') throw err;
-        const reason = err instanceof Error ? err.message : String(err);
-        if (err instanceof FetchFailure) throw new RobotsUnavailable(reason, err.code, err.kind);
-        throw new RobotsUnavailable(reason);
-      }
-      const next = res.status >= 300 && res.status < 400 ? redirectTarget(res.headers.location, url) : undefined;
-      if (next !== undefined) {
-        url = next;
-        continue;
-      }
-      if (isTransientStatus(res.status)) {
-        const wait = parseRetryAfter(headerValue(res.headers, 'retry-after'), this.clock.now());
-        throw new RobotsUnavailable(`HTTP ${res.status}`, `HTTP_${res.status}`, 'transient', wait);
-      }
-      const ok = res.status >= 200 && res.status < 300;
-      const body = ok && res.body !== null ? res.body.toString('utf8') : '';
-      await this.#store(hostDir, robotsUrl, res.status, body);
-      return parseRobots(body, robotsUrl, this.options.userAgent, ok ? 'file' : 'none');
-    }
-    // Too many redirects: RFC 9309 treats robots.txt as unavailable (4xx-like): allow.
-    await this.#store(hostDir, robotsUrl, 310, '');
-    return parseRobots('', robotsUrl, this.options.userAgent, 'none');
-  }
-
-  /** The `Sitemap:` lines of the host's stored robots.txt however old (docs/sitemaps.md); none without one. */
-  async storedSitemaps(hostDir: string): Promise<readonly string[]> {
-    let text: string;
-    try {
-      text = (await readWhole(this.layout.robots(hostDir))).toString('utf8');
-    } catch {
-      return [];
-    }
-    const m = HEADER.exec(text);
-    return m === null ? [] : (parseRobots(text.slice(m[0].length), m[3]!, this.options.userAgent, 'file').sitemaps ?? []);
-  }
-
-  async #readCached(hostDir: string): Promise<RobotsRules | undefined> {
+  /** The rules of `hostDir` as stored, when they are younger than `maxAgeMs`. */
+  async cached(hostDir: string): Promise<RobotsRules | undefined> {
     let text: string;
     try {
       text = (await readWhole(this.layout.robots(hostDir))).toString('utf8');
@@ -176,12 +107,29 @@ export class RobotsCache {
     return parseRobots(text.slice(m[0].length), m[3]!, this.options.userAgent, status < 300 ? 'file' : 'none');
   }
 
-  async #store(hostDir: string, robotsUrl: string, status: number, body: string): Promise<void> {
+  /**
+   * Keeps what fetching `robotsUrl` came to (`status`: 2xx, its rules; any other, everything
+   * allowed, with an empty body) and returns its rules.
+   */
+  async store(hostDir: string, robotsUrl: string, status: number, body: string): Promise<RobotsRules> {
     const header = `# mountcrawl robots fetchedAt=${new Date(this.clock.now()).toISOString()} status=${status} url=${robotsUrl}\n`;
     await mkdir(this.layout.dir('robots'), { recursive: true });
     await writeFileAtomic(this.layout.robots(hostDir), header + body, {
       nodeId: this.options.nodeId,
       fsync: this.options.fsync,
     });
+    return parseRobots(body, robotsUrl, this.options.userAgent, status >= 200 && status < 300 ? 'file' : 'none');
+  }
+
+  /** The `Sitemap:` lines of the host's stored robots.txt however old (docs/sitemaps.md); none without one. */
+  async storedSitemaps(hostDir: string): Promise<readonly string[]> {
+    let text: string;
+    try {
+      text = (await readWhole(this.layout.robots(hostDir))).toString('utf8');
+    } catch {
+      return [];
+    }
+    const m = HEADER.exec(text);
+    return m === null ? [] : (parseRobots(text.slice(m[0].length), m[3]!, this.options.userAgent, 'file').sitemaps ?? []);
   }
 }

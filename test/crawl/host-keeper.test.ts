@@ -5,7 +5,9 @@ import { Membership } from '../../src/cluster/membership.js';
 import { Ownership } from '../../src/cluster/ownership.js';
 import type { CrawlConfig } from '../../src/config/crawl-config.js';
 import { HostKeeper, TAKE_PARALLELISM } from '../../src/crawl/host-keeper.js';
+import { HostRobots } from '../../src/crawl/host-robots.js';
 import { RobotsCache } from '../../src/fetch/robots.js';
+import { fetchMiddleware } from '../../src/hooks/builtin-steps.js';
 import { silentLogger } from '../../src/progress/logger.js';
 import { openDataDir } from '../../src/store/data-dir.js';
 import { HostStore } from '../../src/store/host-store.js';
@@ -26,7 +28,7 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
   const membership = new Membership(layout, r.cfg, { clock: r.clock });
   const leases = new Leases(layout, 'n1', () => false);
   const { fetcher, asked } = fakeFetcher(site);
-  const robots = new RobotsCache(layout, fetcher, { userAgent: 'test', maxAgeMs: 60_000, nodeId: 'n1', fsync: false }, r.clock);
+  const robots = new RobotsCache(layout, { userAgent: 'test', maxAgeMs: 60_000, nodeId: 'n1', fsync: false }, r.clock);
   const errors: unknown[] = [];
   const unsettled: string[] = [];
   const markedRead: string[] = [];
@@ -40,13 +42,25 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
     leases,
     store,
     robots,
-    signal: new AbortController().signal,
     frontier: r.frontier,
     onStoreError: (err) => errors.push(err),
     wake: () => undefined,
     reseeder: { unsettle: (hostDir) => void unsettled.push(hostDir), markRead: (hostDir, key) => void markedRead.push(`${hostDir}/${key}`) },
   });
-  return { ...r, store, leases, keeper, asked, errors, unsettled, markedRead };
+  const hostRobots = new HostRobots({
+    config: r.cfg,
+    clock: r.clock,
+    log: silentLogger,
+    stats: r.stats,
+    store,
+    robots,
+    pipeline: { fetcher, middleware: fetchMiddleware(r.cfg.userAgent, () => true, () => r.clock.now()) },
+    frontier: r.frontier,
+    requestEnded: (host, outcome) => keeper.requestEnded(host, outcome),
+    onStoreError: (err) => errors.push(err),
+    wake: () => undefined,
+  });
+  return { ...r, store, leases, keeper, hostRobots, asked, errors, unsettled, markedRead };
 }
 
 /** Makes each lease acquisition take 5 ms, as over a network mount; counts the calls and the most under way at once. */
@@ -148,11 +162,11 @@ describe('HostKeeper', () => {
     r.admission.offer(`http://${A}/1`, A, 0);
     const host = r.frontier.hosts.get(A)!;
     await host.loaded;
-    await r.keeper.fetchRobots(host);
+    await r.hostRobots.fetch(host);
     assert.equal(host.robotsFailures, 1);
     assert.equal(host.robotsRetryAt, r.clock.monotonic() + 1_000, 'base back-off');
     assert.equal(host.gaveUp, false);
-    await r.keeper.fetchRobots(host);
+    await r.hostRobots.fetch(host);
     assert.equal(host.gaveUp, true, '--max-attempts 2 reached');
     assert.equal(r.stats.cut.hostGaveUp, 1);
     assert.equal(host.isClaimed(urlKey(`http://${A}/1`)), false);

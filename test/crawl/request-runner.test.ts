@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Ownership } from '../../src/cluster/ownership.js';
 import { HostKeeper } from '../../src/crawl/host-keeper.js';
+import type { HostRobots } from '../../src/crawl/host-robots.js';
 import { fetchMiddleware } from '../../src/hooks/builtin-steps.js';
 import { RequestRunner } from '../../src/crawl/request-runner.js';
 import { urlKey } from '../../src/url/key.js';
@@ -50,6 +51,8 @@ async function runnerRig(
     abort: new AbortController(),
     control: { mayStart, fenced: () => false, stopping: () => false, onStoreError: onStoreError ?? ((err) => assert.fail(String(err))), wake: () => idle++ },
     middleware: fetchMiddleware(r.cfg.userAgent, (hostDir, url) => r.frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true, () => r.clock.now()),
+    // The hosts of these tests are made ready with their robots.txt known (frontierRig).
+    hostRobots: { fetch: async () => assert.fail('no robots.txt is fetched here') } as unknown as HostRobots,
   });
   r.usePump(() => runner.pump());
   /** Runs until nothing is in flight or queued. */

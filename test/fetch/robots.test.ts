@@ -6,6 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { FetchFailure } from '../../src/errors.js';
 import type { FetchedResponse, Fetcher } from '../../src/fetch/fetcher.js';
 import { RobotsCache, RobotsUnavailable, parseRobots } from '../../src/fetch/robots.js';
+import { fetchMiddleware } from '../../src/hooks/builtin-steps.js';
+import type { PipelineContext } from '../../src/request/pipeline.js';
+import { robotsRules } from '../../src/request/robots-request.js';
 import { Layout } from '../../src/store/layout.js';
 import { systemClock } from '../../src/config/clock.js';
 
@@ -23,6 +26,11 @@ function response(status: number, headers: Record<string, string> = {}, body = '
     truncated: false,
     durationMs: 1,
   };
+}
+
+/** The request pipeline of a node, with a fetcher that answers every request with `answer`. */
+function pipeline(answer: FetchedResponse | FetchFailure): PipelineContext {
+  return { fetcher: fetcher(answer), middleware: fetchMiddleware('mountcrawl', () => true, () => NOW) };
 }
 
 /** A fetcher that answers every request with `answer` (a response, or a failure to throw). */
@@ -43,10 +51,7 @@ describe('RobotsCache: why robots.txt is unavailable', () => {
   after(() => rm(root, { recursive: true, force: true }));
 
   const rulesWith = (answer: FetchedResponse | FetchFailure): Promise<unknown> =>
-    new RobotsCache(new Layout(root), fetcher(answer), { userAgent: 'mountcrawl', maxAgeMs: 1, nodeId: 'n', fsync: false }, clock).rules(
-      'example.com',
-      'http://example.com',
-    );
+    robotsRules(new RobotsCache(new Layout(root), { userAgent: 'mountcrawl', maxAgeMs: 1, nodeId: 'n', fsync: false }, clock), 'example.com', 'http://example.com', pipeline(answer));
 
   test('a 503 with Retry-After: the HTTP code and the wait', async () => {
     await assert.rejects(rulesWith(response(503, { 'retry-after': '120' })), (err) => {
@@ -114,13 +119,8 @@ describe('RobotsCache: redirects', () => {
 
   test('a Location that is not an http(s) URL ends the chain: no robots.txt, everything allowed', async () => {
     for (const location of ['http://[bad/robots.txt', 'ftp://example.com/robots.txt', 'javascript:alert(1)']) {
-      const cache = new RobotsCache(
-        new Layout(join(root, String(location.length))),
-        fetcher(response(301, { location })),
-        { userAgent: 'mountcrawl', maxAgeMs: 1, nodeId: 'n', fsync: false },
-        clock,
-      );
-      const rules = await cache.rules('example.com', 'http://example.com');
+      const cache = new RobotsCache(new Layout(join(root, String(location.length))), { userAgent: 'mountcrawl', maxAgeMs: 1, nodeId: 'n', fsync: false }, clock);
+      const rules = await robotsRules(cache, 'example.com', 'http://example.com', pipeline(response(301, { location })));
       assert.equal(rules.source, 'none', location);
       assert.equal(rules.isAllowed('http://example.com/x'), true, location);
     }

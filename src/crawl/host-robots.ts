@@ -1,0 +1,116 @@
+import { buildErrsRecord } from '../commit/build-records.js';
+import type { Clock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import { FetchFailure } from '../errors.js';
+import { ALLOW_ALL, RobotsUnavailable, type RobotsCache } from '../fetch/robots.js';
+import { leaveAloneAtFirstContact } from '../frontier/first-contact.js';
+import type { Frontier } from '../frontier/frontier.js';
+import type { HostState } from '../frontier/host-state.js';
+import { nextRetryDelay } from '../frontier/retry-policy.js';
+import type { Logger } from '../progress/logger.js';
+import type { CrawlStats } from '../progress/stats.js';
+import type { PipelineContext } from '../request/pipeline.js';
+import { robotsRules } from '../request/robots-request.js';
+import type { Sitemaps } from '../sitemap/sitemaps.js';
+import type { HostStore } from '../store/host-store.js';
+
+export interface HostRobotsDeps {
+  readonly config: CrawlConfig;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly stats: CrawlStats;
+  readonly store: HostStore;
+  /** The hosts' robots.txt files on the mount. */
+  readonly robots: RobotsCache;
+  /** How robots.txt is requested: the fetcher and middleware every request goes through; the signal aborts it at shutdown. */
+  readonly pipeline: PipelineContext;
+  readonly frontier: Frontier;
+  /** Sitemaps (docs/sitemaps.md): found when robots.txt is known, before the queue starts. */
+  readonly sitemaps?: Sitemaps | undefined;
+  /** Every request to a host ends there (politeness, a pending hand-over): src/crawl/host-keeper.ts. */
+  requestEnded(host: HostState, outcome: 'ok' | 'transient' | 'final'): void;
+  readonly onStoreError: (err: unknown) => void;
+  readonly wake: () => void;
+}
+
+/**
+ * A host's robots.txt in this node: the request (src/request/robots-request.ts, through the
+ * pipeline every request takes), and what the host does when it cannot be had: it waits and
+ * tries again with the back-off of every retry (nextRetryDelay, or as long as Retry-After
+ * asks); after --max-attempts, or at once when trying again cannot help (TLS, a private
+ * address), it is left alone for this run and its queued URLs are recorded with the reason,
+ * as errs records like any page's.
+ */
+export class HostRobots {
+  readonly #d: HostRobotsDeps;
+
+  constructor(deps: HostRobotsDeps) {
+    this.#d = deps;
+  }
+
+  /** Fetches (or reads from the mount) the host's robots.txt; its queue waits meanwhile. */
+  async fetch(host: HostState): Promise<void> {
+    const { config, clock, stats, log } = this.#d;
+    if (host.robotsLoading || host.robots !== undefined) return;
+    if (!config.robots) {
+      host.robotsKnown(ALLOW_ALL);
+      this.#d.frontier.schedule(host);
+      return;
+    }
+    host.robotsStarted();
+    host.politeness.started(clock.monotonic());
+    let outcome: 'ok' | 'transient' = 'ok';
+    try {
+      stats.requests++;
+      const rules = await robotsRules(this.#d.robots, host.dir, host.origin ?? `http://${host.dir}`, this.#d.pipeline);
+      await this.#d.sitemaps?.discover(host, rules.sitemaps ?? []);
+      host.robotsKnown(rules);
+    } catch (err) {
+      const failures = host.robotsFailed(err instanceof RobotsUnavailable);
+      if (err instanceof RobotsUnavailable) {
+        outcome = 'transient';
+        // A refused first contact with a host never reached gives up at once (src/frontier/first-contact.ts).
+        const wait =
+          err.kind === 'final' || leaveAloneAtFirstContact(err.code, failures, host.doneCount)
+            ? undefined
+            : nextRetryDelay(failures, config, err.retryAfterMs);
+        if (wait === undefined) {
+          await this.#giveUp(host, err);
+        } else {
+          log.warn('robots.txt unavailable, host waits', { host: host.dir, reason: err.reason, waitMs: wait });
+          host.robotsRetryLater(clock.monotonic() + wait);
+        }
+      } else if (!(err instanceof FetchFailure && err.code === 'ABORTED')) {
+        this.#d.onStoreError(err);
+      }
+    } finally {
+      this.#d.requestEnded(host, outcome);
+    }
+    this.#d.frontier.schedule(host);
+    this.#d.wake();
+  }
+
+  /**
+   * Leaves a host alone for the rest of this run and records its queued URLs with the reason
+   * (final when trying again cannot help; otherwise due for a later run, which will try
+   * robots.txt again).
+   */
+  async #giveUp(host: HostState, err: RobotsUnavailable): Promise<void> {
+    const { config, clock, store, stats, log } = this.#d;
+    host.giveUp();
+    const pending = this.#d.frontier.dropHost(host);
+    const failure = new FetchFailure(err.code, err.kind, `robots.txt unavailable: ${err.reason}`);
+    stats.cut.hostGaveUp++;
+    log.warn('leaving host alone for this run', { host: host.dir, reason: err.reason, urls: pending.length });
+    const nowMs = clock.now();
+    for (const item of pending) {
+      const previous = host.errsOf(item.key);
+      const attempts = (previous?.attempts ?? 0) + 1;
+      const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
+      const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
+      await store.writeErrs(host.dir, item.key, record);
+      host.errsRecorded(item.key, record);
+      stats.countError(failure.code, record.final);
+    }
+  }
+}
