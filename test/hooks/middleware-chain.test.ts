@@ -70,6 +70,36 @@ describe('MiddlewareChain', () => {
     assert.equal(answer.kind === 'respond' && answer.response.mediaType, 'text/html');
   });
 
+  test('a beforeFetch that returns the request (or one like it) sends it with its headers, counted as no error', async () => {
+    const { chain, stats } = rig([
+      {
+        file: 'u',
+        beforeFetch: (r) => {
+          r.headers['x-returned'] = 'yes';
+          if (r.url.endsWith('/like')) return { url: r.url, headers: { ...r.headers, 'X-Like': 'also' } } as unknown as HookRequest;
+          return r;
+        },
+      },
+    ]);
+    const same = await chain.before(request('http://a.example/same'));
+    assert.equal(same.kind, 'fetch');
+    assert.equal(same.kind === 'fetch' && same.headers['x-returned'], 'yes');
+    assert.equal(same.kind === 'fetch' && same.headers['user-agent'], 'ua/1');
+    const like = await chain.before(request('http://a.example/like'));
+    assert.equal(like.kind === 'fetch' && like.headers['x-like'], 'also');
+    assert.equal(stats.hookErrors, 0);
+  });
+
+  test('the robots gate never blocks robots.txt itself; every kind sees the same steps', async () => {
+    const kinds: string[] = [];
+    const { chain } = rig([{ file: 'u', beforeFetch: (r) => void kinds.push(r.kind) }], () => false);
+    const robots = await chain.before(request('http://a.example/robots.txt', 'robots'));
+    assert.equal(robots.kind, 'fetch');
+    const page = await chain.before(request('http://a.example/x', 'page'));
+    assert.equal(page.kind === 'skip' && page.failure.code, 'ROBOTS_DISALLOWED');
+    assert.deepEqual(kinds, ['robots']);
+  });
+
   test('after: the built-in verdict is seen and may be replaced', async () => {
     const verdicts: string[] = [];
     const { chain } = rig([
