@@ -121,10 +121,10 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     assert.equal(byPath.get('/a')?.['x-team'], 'hook', 'the hook overrides --header');
     assert.equal(byPath.get('/a')?.cookie, 'session=hook', 'the hook overrides --cookie-file');
     assert.equal(byPath.get('/private/b')?.cookie, undefined, 'the hook removes the cookie');
-    // No middleware runs on robots.txt: it gets --header and --cookie-file from the fetcher.
+    // robots.txt is a request like the others (src/request/pipeline.ts): the same steps, the hook's too.
     assert.equal(byPath.get('/robots.txt')?.['x-team'], 'crawl');
     assert.equal(byPath.get('/robots.txt')?.cookie, 'session=abc');
-    assert.equal(byPath.get('/robots.txt')?.['x-seen'], undefined);
+    assert.deepEqual(JSON.parse(String(byPath.get('/robots.txt')?.['x-seen'])), { team: 'crawl', cookie: 'session=abc' }, 'what the hook saw on /robots.txt');
   });
 
   test('a bad --header or --cookie-file: one line, exit 2', async () => {

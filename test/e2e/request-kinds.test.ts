@@ -82,8 +82,7 @@ describe('one request pipeline: robots.txt, sitemaps and pages', { timeout: 120_
     assert.equal(r.code, 0, r.stderr);
     for (const path of ['/robots.txt', '/', '/a.html']) assert.equal(seen(2, path)?.['x-returned'], 'yes', `the returned request's header on ${path}`);
     assert.doesNotMatch(r.stderr, /unknown action/);
-    const summary = jsonSummary<{ hooks?: { errors?: number } }>(r);
-    assert.equal(summary.hooks?.errors ?? 0, 0, 'no hook error counted');
+    assert.equal(jsonSummary<{ hookErrors?: number }>(r).hookErrors ?? 0, 0, 'no hook error counted');
   });
 
   test('a beforeFetch that skips robots.txt: nothing is asked, everything is allowed', async () => {
