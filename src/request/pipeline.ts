@@ -53,7 +53,12 @@ export const MAX_ROBOTS_REDIRECTS = 5;
  */
 export function redirectPolicy(
   kind: RequestKind,
-  o: { readonly hostDir: string; readonly maxRedirects: number; readonly normalize?: NormalizeOptions; readonly claim?: (next: RedirectTarget) => boolean },
+  o: {
+    readonly hostDir: string;
+    readonly maxRedirects: number;
+    readonly normalize?: NormalizeOptions;
+    readonly claim?: (next: RedirectTarget) => boolean;
+  },
 ): RedirectPolicy {
   if (kind === 'robots') return { max: MAX_ROBOTS_REDIRECTS, resolve: httpUrl, mayFollow: () => true };
   const resolve = (location: string, base: string): RedirectTarget | undefined => {
@@ -103,7 +108,13 @@ export interface Hop {
 /** How a chain ended, at `url` (the last URL requested, or skipped). */
 export type RequestEnd =
   /** A response that is not a redirect, with the verdict of the after-steps (status, afterFetch). */
-  | { readonly type: 'response'; readonly url: string; readonly response: FetchedResponse; readonly verdict: Verdict; readonly synthetic: boolean }
+  | {
+      readonly type: 'response';
+      readonly url: string;
+      readonly response: FetchedResponse;
+      readonly verdict: Verdict;
+      readonly synthetic: boolean;
+    }
   /** The first request's validators were answered 304 Not Modified: no verdict (docs/recrawl.md). */
   | { readonly type: 'not-modified'; readonly url: string; readonly response: FetchedResponse }
   /** Skipped by a before-step, or no answer (network failure). */

@@ -32,11 +32,19 @@ describe('one request pipeline: robots.txt, sitemaps and pages', { timeout: 120_
   const html = (links: readonly string[] = []): Route => recorded((_req, res, ctx) => sendHtml(res, page(ctx.path, links)));
   const sitemapXml: Route = recorded((_req, res, ctx) => {
     res.writeHead(200, { 'content-type': 'application/xml' });
-    res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${ctx.host.origin}/from-sitemap.html</loc></url></urlset>`);
+    res.end(
+      `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${ctx.host.origin}/from-sitemap.html</loc></url></urlset>`,
+    );
   });
 
   before(async () => {
-    const routes = { '/robots.txt': robots(true), '/': html(['/a.html']), '/a.html': html(), '/from-sitemap.html': html(), '/sitemap.xml': sitemapXml };
+    const routes = {
+      '/robots.txt': robots(true),
+      '/': html(['/a.html']),
+      '/a.html': html(),
+      '/from-sitemap.html': html(),
+      '/sitemap.xml': sitemapXml,
+    };
     site = await startRoutedSite([routes, routes, routes, { ...routes, '/robots.txt': robots(false) }]);
     tmp = await tempDir();
   });
@@ -47,7 +55,10 @@ describe('one request pipeline: robots.txt, sitemaps and pages', { timeout: 120_
 
   test('a beforeFetch header reaches robots.txt, the sitemap and the pages; the hook sees request.kind of each', async () => {
     const hook = join(tmp.path, 'kinds.mjs');
-    await writeFile(hook, "export function beforeFetch(request) { request.headers['x-token'] = 'secret'; request.headers['x-kind'] = String(request.kind); }\n");
+    await writeFile(
+      hook,
+      "export function beforeFetch(request) { request.headers['x-token'] = 'secret'; request.headers['x-kind'] = String(request.kind); }\n",
+    );
     const r = await runCli(['crawl', site.url(0, '/'), '--sitemaps', '--data', join(tmp.path, 'kinds'), ...FAST, '--hook', hook]);
     assert.equal(r.code, 0, r.stderr);
     for (const [path, kind] of [
@@ -66,7 +77,17 @@ describe('one request pipeline: robots.txt, sitemaps and pages', { timeout: 120_
     const host = site.hosts[1]!;
     const cookies = join(tmp.path, 'cookies.txt');
     await writeFile(cookies, `# Netscape HTTP Cookie File\n${host.address}\tFALSE\t/\tFALSE\t0\tsession\tabc\n`);
-    const r = await runCli(['crawl', site.url(1, '/'), '--data', join(tmp.path, 'controls'), ...FAST, '--header', 'X-Team: crawl', '--cookie-file', cookies]);
+    const r = await runCli([
+      'crawl',
+      site.url(1, '/'),
+      '--data',
+      join(tmp.path, 'controls'),
+      ...FAST,
+      '--header',
+      'X-Team: crawl',
+      '--cookie-file',
+      cookies,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     for (const path of ['/robots.txt', '/']) {
       assert.equal(seen(1, path)?.['x-team'], 'crawl', `--header on ${path}`);
@@ -80,14 +101,18 @@ describe('one request pipeline: robots.txt, sitemaps and pages', { timeout: 120_
     await writeFile(hook, "export function beforeFetch(request) { request.headers['x-returned'] = 'yes'; return request; }\n");
     const r = await runCli(['crawl', site.url(2, '/'), '--data', join(tmp.path, 'returns'), ...FAST, '--hook', hook, '--json']);
     assert.equal(r.code, 0, r.stderr);
-    for (const path of ['/robots.txt', '/', '/a.html']) assert.equal(seen(2, path)?.['x-returned'], 'yes', `the returned request's header on ${path}`);
+    for (const path of ['/robots.txt', '/', '/a.html'])
+      assert.equal(seen(2, path)?.['x-returned'], 'yes', `the returned request's header on ${path}`);
     assert.doesNotMatch(r.stderr, /unknown action/);
     assert.equal(jsonSummary<{ hookErrors?: number }>(r).hookErrors ?? 0, 0, 'no hook error counted');
   });
 
   test('a beforeFetch that skips robots.txt: nothing is asked, everything is allowed', async () => {
     const hook = join(tmp.path, 'skip-robots.mjs');
-    await writeFile(hook, "export function beforeFetch(request) { if (request.kind === 'robots') return { action: 'skip', reason: 'no robots here' }; }\n");
+    await writeFile(
+      hook,
+      "export function beforeFetch(request) { if (request.kind === 'robots') return { action: 'skip', reason: 'no robots here' }; }\n",
+    );
     const r = await runCli(['crawl', site.url(3, '/'), '--data', join(tmp.path, 'skip'), ...FAST, '--hook', hook]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(seen(3, '/robots.txt'), undefined, 'robots.txt not requested');

@@ -8,7 +8,10 @@ import { MAX_ROBOTS_REDIRECTS, redirectPolicy, sendRequest, type RequestSpec } f
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
 /** A site where /r/N redirects to /r/N+1 (or to `next(url)`), and every other URL is a 200 page. */
-function redirectingFetcher(next: (n: number, url: string) => string = (n, url) => `${new URL(url).origin}/r/${n + 1}`): { fetcher: Fetcher; asked: string[] } {
+function redirectingFetcher(next: (n: number, url: string) => string = (n, url) => `${new URL(url).origin}/r/${n + 1}`): {
+  fetcher: Fetcher;
+  asked: string[];
+} {
   const asked: string[] = [];
   const fetcher = {
     async fetch(url: string): Promise<FetchedResponse> {
@@ -22,7 +25,11 @@ function redirectingFetcher(next: (n: number, url: string) => string = (n, url) 
   return { fetcher, asked };
 }
 
-const middleware = fetchMiddleware('mountcrawl', () => true, () => NOW);
+const middleware = fetchMiddleware(
+  'mountcrawl',
+  () => true,
+  () => NOW,
+);
 
 function spec(kind: RequestSpec['kind'], maxRedirects: number, url = 'http://a.example/r/0'): RequestSpec {
   return { kind, url, host: 'a.example', depth: 0, redirects: redirectPolicy(kind, { hostDir: 'a.example', maxRedirects }) };
@@ -74,7 +81,13 @@ describe('the request pipeline: one hop loop, a redirect policy per kind', () =>
       return claimed.length < 2;
     };
     const r = await sendRequest(
-      { kind: 'page', url: 'http://a.example/r/0', host: 'a.example', depth: 0, redirects: redirectPolicy('page', { hostDir: 'a.example', maxRedirects: 10, claim }) },
+      {
+        kind: 'page',
+        url: 'http://a.example/r/0',
+        host: 'a.example',
+        depth: 0,
+        redirects: redirectPolicy('page', { hostDir: 'a.example', maxRedirects: 10, claim }),
+      },
       { fetcher, middleware },
     );
     assert.equal(r.end.type, 'not-followed');
@@ -88,14 +101,21 @@ describe('the request pipeline: one hop loop, a redirect policy per kind', () =>
   test('every hop goes through the middleware with its kind; the robots.txt gate never blocks robots.txt', async () => {
     const { fetcher } = redirectingFetcher();
     const seen: HookRequest[] = [];
-    const gate = fetchMiddleware('mountcrawl', () => false, () => NOW);
+    const gate = fetchMiddleware(
+      'mountcrawl',
+      () => false,
+      () => NOW,
+    );
     const r = await sendRequest(spec('robots', 0, 'http://a.example/robots.txt'), { fetcher, middleware: gate });
     assert.equal(r.end.type, 'response');
     const page = await sendRequest(spec('page', 0, 'http://a.example/x'), { fetcher, middleware: gate });
     assert.equal(page.end.type, 'failure');
     assert.equal(page.end.type === 'failure' ? page.end.failure.code : '', 'ROBOTS_DISALLOWED');
     assert.equal(page.requests, 0);
-    const recording = { before: async (req: HookRequest) => (seen.push({ ...req }), { kind: 'fetch' as const, headers: req.headers }), after: async () => ({ action: 'accept' as const }) };
+    const recording = {
+      before: async (req: HookRequest) => (seen.push({ ...req }), { kind: 'fetch' as const, headers: req.headers }),
+      after: async () => ({ action: 'accept' as const }),
+    };
     await sendRequest(spec('sitemap', 5), { fetcher, middleware: recording as unknown as typeof middleware });
     assert.deepEqual(
       seen.map((s) => [s.kind, s.url]),
