@@ -22,6 +22,7 @@ export async function robotsRules(cache: RobotsCache, hostDir: string, origin: s
       url: robotsUrl,
       host: hostDir,
       depth: 0,
+      // Five redirects (RFC 9309), whatever --max-redirects says.
       redirects: redirectPolicy('robots', { hostDir, maxRedirects: 0 }),
       options: { anyType: true, maxBytes: MAX_ROBOTS_BYTES },
     },
