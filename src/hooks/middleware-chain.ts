@@ -78,6 +78,7 @@ export class MiddlewareChain {
 
 function userBeforeStep(m: HookModule, env: HookCallEnv): BeforeStep {
   const what = `beforeFetch (${m.file})`;
+  let warnedRobotsSkip = false;
   return {
     name: what,
     async run(request) {
@@ -101,6 +102,13 @@ function userBeforeStep(m: HookModule, env: HookCallEnv): BeforeStep {
           return undefined;
         }
       } else if (out.action === 'skip') {
+        if (request.kind === 'robots') {
+          // A hook does not switch robots.txt off (--ignore-robots does): a broad skip written
+          // for pages would otherwise make every host's rules "allow everything" unseen.
+          if (!warnedRobotsSkip) env.log.warn(`--hook ${what} skipped robots.txt: it is read anyway (--ignore-robots crawls without it)`);
+          warnedRobotsSkip = true;
+          return undefined;
+        }
         return { kind: 'skip', failure: new FetchFailure('HOOK_SKIPPED', 'final', out.reason ?? 'skipped by beforeFetch') };
       } else if (out.action === 'respond') {
         const body = Buffer.from(out.body ?? '');

@@ -1,4 +1,4 @@
-import { ALLOW_ALL, MAX_ROBOTS_BYTES, RobotsUnavailable, type RobotsCache, type RobotsRules } from '../fetch/robots.js';
+import { MAX_ROBOTS_BYTES, RobotsUnavailable, type RobotsCache, type RobotsRules } from '../fetch/robots.js';
 import { redirectPolicy, sendRequest, type PipelineContext } from './pipeline.js';
 
 /**
@@ -9,7 +9,7 @@ import { redirectPolicy, sendRequest, type PipelineContext } from './pipeline.js
  * (RFC 9309): 2xx, its rules; a 4xx or any other final verdict, a redirect that leads nowhere
  * or too far, everything allowed; a transient one (5xx, 429, no answer: the status verdict
  * of docs/errors.md) throws RobotsUnavailable, and the host waits (src/crawl/host-robots.ts).
- * A robots.txt a beforeFetch skips is not fetched: everything is allowed, nothing stored.
+ * A beforeFetch cannot skip robots.txt (src/hooks/middleware-chain.ts): it is fetched anyway.
  * A stop (ABORTED) is thrown as it is.
  */
 export async function robotsRules(cache: RobotsCache, hostDir: string, origin: string, ctx: PipelineContext): Promise<RobotsRules> {
@@ -32,7 +32,6 @@ export async function robotsRules(cache: RobotsCache, hostDir: string, origin: s
     case 'failure': {
       const f = end.failure;
       if (f.code === 'ABORTED') throw f;
-      if (f.code === 'HOOK_SKIPPED') return ALLOW_ALL;
       throw new RobotsUnavailable(f.message, f.code, f.kind);
     }
     case 'redirect-loop':

@@ -107,7 +107,7 @@ describe('one request pipeline: robots.txt, sitemaps and pages', { timeout: 120_
     assert.equal(jsonSummary<{ hookErrors?: number }>(r).hookErrors ?? 0, 0, 'no hook error counted');
   });
 
-  test('a beforeFetch that skips robots.txt: nothing is asked, everything is allowed', async () => {
+  test('a beforeFetch that skips robots.txt: it is read anyway, with one warning', async () => {
     const hook = join(tmp.path, 'skip-robots.mjs');
     await writeFile(
       hook,
@@ -115,7 +115,8 @@ describe('one request pipeline: robots.txt, sitemaps and pages', { timeout: 120_
     );
     const r = await runCli(['crawl', site.url(3, '/'), '--data', join(tmp.path, 'skip'), ...FAST, '--hook', hook]);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(seen(3, '/robots.txt'), undefined, 'robots.txt not requested');
+    assert.ok(seen(3, '/robots.txt') !== undefined, 'robots.txt requested');
     assert.ok(seen(3, '/a.html') !== undefined, 'the pages are crawled');
+    assert.equal(r.stderr.split('skipped robots.txt: it is read anyway').length - 1, 1, r.stderr);
   });
 });

@@ -72,13 +72,13 @@ describe('robots.txt through the request pipeline: what the hooks answer means (
     assert.equal((await r.rules()).isAllowed('http://a.example/x'), false, 'from the mount');
   });
 
-  test('a skip of beforeFetch: no robots.txt, everything allowed, nothing stored', async () => {
+  test('a skip of beforeFetch is not honoured for robots.txt: it is fetched and obeyed anyway', async () => {
     const answer = site(200, 'User-agent: *\nDisallow: /\n');
     const r = rig([{ file: 'h', beforeFetch: () => ({ action: 'skip' }) }], answer, 'skip');
     const rules = await r.rules();
-    assert.equal(rules.isAllowed('http://a.example/x'), true);
-    assert.equal(answer.asked.length, 0);
-    await assert.rejects(access(r.layout.robots('a.example')));
+    assert.equal(rules.isAllowed('http://a.example/x'), false);
+    assert.equal(answer.asked.length, 1);
+    await access(r.layout.robots('a.example'));
   });
 
   test('afterFetch retry: robots.txt is unavailable for now (the host waits); afterFetch error: everything allowed', async () => {
