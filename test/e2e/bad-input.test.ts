@@ -87,6 +87,17 @@ describe('bad input gets one clear line and a non-zero exit', () => {
     }
   });
 
+  test('--include or --exclude that leaves out every seed: SEEDS_FILTERED before anything is made', async () => {
+    for (const filter of [['--include', '/only-this/'], ['--exclude', '127\\.0\\.0\\.1']]) {
+      const data = join(tmp.path, `filtered${filter[0]}`);
+      const r = await runCli(['crawl', 'http://127.0.0.1:9/a', 'http://127.0.0.1:9/b', '--data', data, ...filter, ...FAST]);
+      assert.equal(r.code, 2, filter.join(' '));
+      assertOneLine(r.stderr, 'SEEDS_FILTERED');
+      assert.match(r.stderr, new RegExp(`${filter[0]} leaves out all 2 seeds`));
+      assert.ok(!existsSync(data), `${data} was made`);
+    }
+  });
+
   test('an option-like word as the value of a path or URL option is refused, unless written with =', async () => {
     for (const args of [
       ['crawl', 'http://127.0.0.1:9/', '--data', '--warc'],
