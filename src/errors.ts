@@ -79,6 +79,15 @@ export function usageError(message: string): FatalError {
   return new FatalError('BAD_OPTION', message, ExitCode.USAGE);
 }
 
+/** `crawl` with no URL to start from: none given, none in the data directory's seeds/, no --watch. */
+export function noSeedsError(dataDir: string): FatalError {
+  return new FatalError(
+    'NO_SEEDS',
+    `nothing to crawl: give URLs, --seeds-file, or add seeds with \`mountcrawl seed URL --data ${dataDir}\` (or use --watch to wait for them)`,
+    ExitCode.USAGE,
+  );
+}
+
 /** A URL given by the user that cannot be crawled. */
 export function badUrlError(input: string, reason: string): FatalError {
   return new FatalError('BAD_URL', `${JSON.stringify(input)}: ${reason}`, ExitCode.USAGE);

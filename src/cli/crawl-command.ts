@@ -11,6 +11,7 @@ import { politenessStartLine } from '../progress/politeness-notes.js';
 import { openDataDir } from '../store/data-dir.js';
 import { writeRunState } from '../store/run-state.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
+import { refuseWithoutSeeds } from './seeds-first.js';
 import { holdingsLine, holdingsOf, judgeOutcome, recordRunEnd } from './run-outcome.js';
 
 /** Hooks a child of --processes gets: where to send progress instead of drawing it. */
@@ -25,6 +26,7 @@ export interface CrawlHooks {
  * gracefully; second: exit at once), and the end summary. Returns the exit code.
  */
 export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, userHooks?: Hooks): Promise<number> {
+  await refuseWithoutSeeds(config);
   // The data-directory check every command makes (it names a directory that cannot be
   // written, before any heartbeat tries); then `status` can tell that a run is under way.
   const { layout } = await openDataDir(config.dataDir, config.nodeId, {

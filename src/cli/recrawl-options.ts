@@ -11,8 +11,15 @@ function duration(flag: string, raw: unknown): number {
 }
 
 /**
+ * The shortest interval between two visits of a page that a node kept up by --watch accepts
+ * (docs/recrawl.md): below it every page is fetched again as soon as it is stored, forever.
+ */
+export const WATCH_MIN_INTERVAL_MS = 1000;
+
+/**
  * The recrawl policy of `crawl` (docs/recrawl.md), or undefined without --recrawl-after.
- * Throws FatalError(BAD_OPTION) for a bad duration or bounds that contradict each other.
+ * Throws FatalError(BAD_OPTION) for a bad duration, bounds that contradict each other, or an
+ * interval under WATCH_MIN_INTERVAL_MS with --watch.
  */
 export function buildRecrawlPolicy(o: Record<string, unknown>): RecrawlPolicy | undefined {
   if (o.recrawlAfter !== undefined && o.partition === 'url') {
@@ -27,5 +34,19 @@ export function buildRecrawlPolicy(o: Record<string, unknown>): RecrawlPolicy | 
   const minMs = o.recrawlMin === undefined ? Math.floor(afterMs / 4) : duration('--recrawl-min', o.recrawlMin);
   const maxMs = o.recrawlMax === undefined ? afterMs * 8 : duration('--recrawl-max', o.recrawlMax);
   if (minMs > maxMs) throw new FatalError('BAD_OPTION', `--recrawl-min (${minMs} ms) is longer than --recrawl-max (${maxMs} ms)`, ExitCode.USAGE);
-  return Object.freeze({ afterMs, adaptive: o.recrawlAdaptive === true, minMs, maxMs });
+  const adaptive = o.recrawlAdaptive === true;
+  if (o.watch === true) {
+    // Without --recrawl-adaptive every interval is --recrawl-after; with it, as short as --recrawl-min.
+    const [flag, shortest] = !adaptive
+      ? ['--recrawl-after', afterMs]
+      : [o.recrawlMin === undefined ? '--recrawl-min (a quarter of --recrawl-after unless given)' : '--recrawl-min', minMs];
+    if (shortest < WATCH_MIN_INTERVAL_MS) {
+      throw new FatalError(
+        'BAD_OPTION',
+        `--watch with ${flag} under 1s would fetch every page again as soon as it is stored, forever: use at least 1s (docs/recrawl.md)`,
+        ExitCode.USAGE,
+      );
+    }
+  }
+  return Object.freeze({ afterMs, adaptive, minMs, maxMs });
 }

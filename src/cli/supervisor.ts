@@ -8,10 +8,9 @@ import { ProgressDisplay } from '../progress/progress-display.js';
 import { HostTally } from '../progress/host-tally.js';
 import { totalOf, type Snapshot } from '../progress/snapshot.js';
 import { openDataDir } from '../store/data-dir.js';
-import { hasSeeds } from '../reseed/seeds.js';
+import { refuseWithoutSeeds } from './seeds-first.js';
 import { reconcileNormalization } from '../crawl/normalization.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
-import { FatalError } from '../errors.js';
 import { politenessStartLine } from '../progress/politeness-notes.js';
 import { holdingsLine, holdingsOf, judgeOutcome } from './run-outcome.js';
 import type { HostErrs } from '../store/errs-tally.js';
@@ -126,15 +125,14 @@ interface Slot {
  */
 export async function runSupervisor(config: CrawlConfig, processes: number, argv: readonly string[]): Promise<number> {
   const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: 'supervisor' });
-  // Problems with the data directory or the seeds are reported once, here.
+  // Problems with the seeds or the data directory are reported once, here (the seeds first:
+  // nothing is created for a crawl that has nothing to start from).
+  await refuseWithoutSeeds(config);
   const { layout, marker } = await openDataDir(config.dataDir, config.nodeId, {
     version: NORMALIZATION_VERSION,
     sessionParams: [...config.normalize.sessionParams].sort(),
   });
   reconcileNormalization(marker, config);
-  if (!config.watch && config.seedUrls.length === 0 && !(await hasSeeds(layout))) {
-    throw new FatalError('NO_SEEDS', 'nothing to crawl: give URLs, --seeds-file, or add seeds with `mountcrawl seed`', ExitCode.USAGE);
-  }
   const display = new ProgressDisplay({ enabled: config.progress, json: config.json }, logger);
   const slots: Slot[] = Array.from({ length: processes }, (_, index) => ({
     index,

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { Ownership } from '../cluster/ownership.js';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import { ExitCode, FatalError, describeError } from '../errors.js';
+import { ExitCode, FatalError, describeError, noSeedsError } from '../errors.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { ScopeFilter } from '../frontier/scope.js';
 import type { Logger } from '../progress/logger.js';
@@ -147,13 +147,7 @@ export class CrawlNode {
   async #join(p: Parts): Promise<void> {
     await writeSeeds(p.layout, this.#renormalize(p.normalize), this.#config.nodeId);
     await writeSitemapSeeds(p.layout, this.#config.sitemapUrls ?? [], p.normalize, { nodeId: this.#config.nodeId });
-    if (!this.#config.watch && !(await hasSeeds(p.layout))) {
-      throw new FatalError(
-        'NO_SEEDS',
-        `nothing to crawl: give URLs, --seeds-file, or add seeds with \`mountcrawl seed URL --data ${this.#config.dataDir}\` (or use --watch to wait for them)`,
-        ExitCode.USAGE,
-      );
-    }
+    if (!this.#config.watch && !(await hasSeeds(p.layout))) throw noSeedsError(this.#config.dataDir);
     await p.membership.beat(this.#heartbeat!.status('starting'));
     await p.membership.observe();
     // Siblings under one supervisor know they are N: each waits (a heartbeat at most) until

@@ -30,7 +30,8 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     heartbeats: {
       beats: stats.heartbeats.beats,
       meanMs: stats.heartbeats.beats > 0 ? Math.round((stats.heartbeats.totalMs / stats.heartbeats.beats) * 10) / 10 : 0,
-      maxMs: Math.round(stats.heartbeats.maxMs),
+      // Rounded as the mean is: a mean of 24.46 ms is 24.5, and so is its maximum (was 24).
+      maxMs: Math.round(stats.heartbeats.maxMs * 10) / 10,
     },
     ...(stats.leftToNewOwner > 0 ? { leftToNewOwner: stats.leftToNewOwner } : {}),
     ...(stats.hostsLent > 0 ? { hostsLent: stats.hostsLent } : {}),
@@ -48,7 +49,7 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
   const s = summaryOf(stats, seconds, reason);
   const lines = [
     `done (${reason}): ${stats.pages} pages (${stats.htmlPages} HTML, ${formatBytes(stats.bytes)}) in ${s.seconds} s, ` +
-      `${s.pagesPerSecond} pages/s, ${stats.requests} requests, ${stats.round} rounds`,
+      `${s.pagesPerSecond} pages/s, ${stats.requests} requests, ${stats.round} ${stats.round === 1 ? 'round' : 'rounds'}`,
   ];
   const errs = Object.entries(s.errors as Record<string, number>);
   lines.push(errs.length === 0 ? 'errors: none' : `errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')}`);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, stat, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ExitCode, FatalError, describeError, mountFaultCode } from '../errors.js';
 import { createExclusive } from './exclusive-create.js';
 import { DIRS, Layout, MARKER_FILE, tempName } from './layout.js';
@@ -92,7 +92,7 @@ export async function checkDataDir(
       if (mode === 'read') {
         throw new FatalError('NO_DATA_DIR', `no data directory at ${root} (run a crawl first, or pass --data)`, ExitCode.DATA_DIR);
       }
-      await mkdir(root, { recursive: true });
+      await makeDirectory(root);
     }
     let marker = await readMarker(layout);
     if (marker === undefined) {
@@ -132,6 +132,26 @@ export async function checkDataDir(
   } catch (err) {
     if (err instanceof FatalError) throw err;
     throw dataDirError(root, err);
+  }
+}
+
+/**
+ * `mkdir -p` with each missing level tried once. Node's own recursive mkdir loops forever
+ * where mkdir answers ENOENT under a parent that exists (a pseudo file system such as /proc:
+ * `--data /proc/nope` spun through thousands of mkdir calls a second and never returned).
+ */
+async function makeDirectory(path: string): Promise<void> {
+  try {
+    await mkdir(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    const parent = dirname(path);
+    if (code !== 'ENOENT' || parent === path) throw err;
+    await makeDirectory(parent);
+    await mkdir(path).catch((again: NodeJS.ErrnoException) => {
+      if (again.code !== 'EEXIST') throw again;
+    });
   }
 }
 

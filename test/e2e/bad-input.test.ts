@@ -77,10 +77,25 @@ describe('bad input gets one clear line and a non-zero exit', () => {
     assert.deepEqual(await listFiles(dir), ['thesis.tex'], 'nothing written into it');
   });
 
-  test('nothing to crawl', async () => {
-    const r = await runCli(['crawl', '--data', join(tmp.path, 'empty'), ...FAST]);
-    assert.equal(r.code, 2);
-    assertOneLine(r.stderr, 'NO_SEEDS');
+  test('nothing to crawl: refused before the data directory is made or anything else is printed', async () => {
+    for (const processes of [[], ['--processes', '2']]) {
+      const data = join(tmp.path, `empty${processes.length}`);
+      const r = await runCli(['crawl', '--data', data, ...processes, ...FAST]);
+      assert.equal(r.code, 2);
+      assertOneLine(r.stderr, 'NO_SEEDS');
+      assert.ok(!existsSync(data), `${data} was made for a crawl with nothing to crawl`);
+    }
+  });
+
+  test('--include or --exclude that leaves out every seed: SEEDS_FILTERED before anything is made', async () => {
+    for (const filter of [['--include', '/only-this/'], ['--exclude', '127\\.0\\.0\\.1']]) {
+      const data = join(tmp.path, `filtered${filter[0]}`);
+      const r = await runCli(['crawl', 'http://127.0.0.1:9/a', 'http://127.0.0.1:9/b', '--data', data, ...filter, ...FAST]);
+      assert.equal(r.code, 2, filter.join(' '));
+      assertOneLine(r.stderr, 'SEEDS_FILTERED');
+      assert.match(r.stderr, new RegExp(`${filter[0]} leaves out all 2 seeds`));
+      assert.ok(!existsSync(data), `${data} was made`);
+    }
   });
 
   test('an option-like word as the value of a path or URL option is refused, unless written with =', async () => {
@@ -105,7 +120,7 @@ describe('bad input gets one clear line and a non-zero exit', () => {
     const r = await runCli(['crawl', `--data=${odd}`, ...FAST]);
     assert.equal(r.code, 2);
     assertOneLine(r.stderr, 'NO_SEEDS');
-    assert.ok(existsSync(odd), `--data=${odd} was not taken as written`);
+    assert.ok(r.stderr.includes(`--data ${odd}\``), `--data=${odd} was not taken as written: ${r.stderr}`);
   });
 
   test('status of a directory that does not exist', async () => {

@@ -36,6 +36,15 @@ describe('mountcrawl export --jsonl', { timeout: 60_000 }, () => {
     assert.deepEqual(errs.map((r) => [r.url, r.code]), [[site.url(0, '/gone'), 'HTTP_404']]);
     const none = await runCli(['export', '--host', 'nosuchhost', '--data', data]);
     assert.equal(none.stdout, '');
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /^mountcrawl: NO_SUCH_HOST: no host directory "nosuchhost" in .*\n$/);
+    // The host name without its port: one line that names the directory meant.
+    const hostDir = site.hosts[0]!.hostDir;
+    const typed = hostDir.replace(/_\d+$/, '');
+    const close = await runCli(['export', '--host', typed, '--data', data]);
+    assert.equal(close.code, 2);
+    assert.equal(close.stderr.trim().split('\n').length, 1, close.stderr);
+    assert.ok(close.stderr.includes(`did you mean ${hostDir}?`), close.stderr);
   });
 
   test("README's examples work verbatim (with this crawl's host directory for example.com)", async () => {

@@ -43,7 +43,14 @@ describe('summaryOf', () => {
     s.heartbeats.totalMs = 100;
     s.heartbeats.maxMs = 61.6;
     const { cpuSeconds, discovery, heartbeats, ...sum } = summaryOf(s, 12.345, 'complete');
-    assert.deepEqual(heartbeats, { beats: 3, meanMs: 33.3, maxMs: 62 }, 'the mean to 0.1 ms, the longest to 1 ms');
+    assert.deepEqual(heartbeats, { beats: 3, meanMs: 33.3, maxMs: 61.6 }, 'the mean and the longest to 0.1 ms');
+    // One beat of 24.46 ms: its mean and its maximum are the same number (was 24.5 and 24).
+    const one = statsWith((t) => {
+      t.heartbeats.beats = 1;
+      t.heartbeats.totalMs = 24.46;
+      t.heartbeats.maxMs = 24.46;
+    });
+    assert.deepEqual(summaryOf(one, 1, 'complete').heartbeats, { beats: 1, meanMs: 24.5, maxMs: 24.5 });
     assert.ok(typeof cpuSeconds === 'number' && cpuSeconds > 0, 'the process CPU so far');
     assert.deepEqual(discovery, { reseeds: 2, recordsRead: 0, handoffsRead: 0, cpuMicros: 1_234_567, cpuSeconds: 1.235 });
     assert.deepEqual(sum, {
@@ -85,6 +92,11 @@ describe('formatSummary', () => {
       formatSummary(s, 5, 'complete'),
       'done (complete): 10 pages (8 HTML, 2.0 KiB) in 5 s, 2 pages/s, 11 requests, 2 rounds\nerrors: none',
     );
+  });
+
+  test('one round is "1 round"', () => {
+    const s = statsWith((t) => (t.round = 1));
+    assert.match(formatSummary(s, 1, 'complete'), /, 1 round\n/);
   });
 
   test('errors, cuts and hook failures each get a line', () => {

@@ -34,12 +34,19 @@ test('durations: 0s, 90m, 7d, 1.5h, 500ms, 2w; anything else is refused', () => 
 test('recrawl options: bad durations, bounds, a missing --recrawl-after and --partition url are refused', async () => {
   const { buildRecrawlPolicy } = await import('../../src/cli/recrawl-options.js');
   assert.equal(buildRecrawlPolicy({}), undefined);
+  // Without --watch a run visits each page once: 0s is fine there (every page due now).
+  assert.equal(buildRecrawlPolicy({ recrawlAfter: '0s' })?.afterMs, 0);
+  assert.equal(buildRecrawlPolicy({ recrawlAfter: '1s', watch: true })?.afterMs, 1000);
+  assert.equal(buildRecrawlPolicy({ recrawlAfter: '1h', recrawlAdaptive: true, recrawlMin: '0s' })?.minMs, 0);
   assert.deepEqual(buildRecrawlPolicy({ recrawlAfter: '4d' }), { afterMs: 4 * 86_400_000, adaptive: false, minMs: 86_400_000, maxMs: 32 * 86_400_000 });
   for (const bad of [
     { recrawlAfter: 'weekly' },
     { recrawlAdaptive: true },
     { recrawlAfter: '1d', recrawlMin: '2d', recrawlMax: '1d' },
     { recrawlAfter: '1d', partition: 'url' },
+    { recrawlAfter: '0s', watch: true },
+    { recrawlAfter: '999ms', watch: true },
+    { recrawlAfter: '1h', recrawlAdaptive: true, recrawlMin: '0s', watch: true },
   ]) {
     assert.throws(() => buildRecrawlPolicy(bad), (err: Error & { code?: string }) => err.code === 'BAD_OPTION', JSON.stringify(bad));
   }
