@@ -38,11 +38,15 @@ export function classifyFetchError(err: unknown, timedOut: boolean): FetchFailur
     case 'UND_ERR_SOCKET':
     case 'UND_ERR_CLOSED':
       return t('CONNECTION_RESET');
+    // The resolver's answer that the name does not exist (Node reports EAI_NONAME and
+    // EAI_NODATA as ENOTFOUND): a mistyped host name fails at once instead of after every
+    // retry. A resolver that could not answer (EAI_AGAIN, EAI_FAIL) may answer later.
     case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EAI_FAIL':
     case 'EAI_NONAME':
     case 'EAI_NODATA':
+      return f('DNS_NO_SUCH_HOST');
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
       return t('DNS_FAILED');
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':

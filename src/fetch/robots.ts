@@ -63,7 +63,7 @@ export function parseRobots(text: string, robotsUrl: string, userAgent: string, 
 
 /**
  * robots.txt could not be had now (5xx, timeout): the host waits and tries again. `code` is
- * the failure's stable code (`HTTP_503`, `DNS_FAILED`, `TLS_ERROR`, ...) and `kind` whether
+ * the failure's stable code (`HTTP_503`, `DNS_NO_SUCH_HOST`, `TLS_ERROR`, ...) and `kind` whether
  * trying again can help, so that the host's URLs can be recorded with the real reason.
  */
 export class RobotsUnavailable extends Error {

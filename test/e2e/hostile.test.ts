@@ -199,10 +199,12 @@ describe('hostile responses', () => {
   // (or at once when trying again cannot help) the host is left alone for the run and its
   // queued URLs are recorded with the reason (HostKeeper.#giveUp).
   test(
-    'a host name that does not resolve: DNS_FAILED recorded for its URL',
+    'a host name that does not exist: DNS_NO_SUCH_HOST recorded for its URL, final at the first attempt',
     async () => {
       const e = await readJson<ErrsRecord>(data.path, filesOf(`http://${UNRESOLVABLE_HOST}/`).errs);
-      assert.equal(e.code, 'DNS_FAILED');
+      assert.equal(e.code, 'DNS_NO_SUCH_HOST');
+      assert.equal(e.final, true);
+      assert.equal(e.attempts, 1, 'not tried again');
     },
   );
 });
