@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { parseWhole } from '../config/parse-values.js';
-import { parseProcesses } from '../config/processes.js';
+import { parseProcesses, processesWarning } from '../config/processes.js';
 import { ExitCode, FatalError, MountcrawlError, describeError } from '../errors.js';
 import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type CrawlOptionValues } from './crawl-options.js';
 import { runCrawl } from './crawl-command.js';
@@ -39,6 +39,8 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     const warn = process.env[SUPERVISED_ENV] ? () => undefined : (line: string) => process.stderr.write(`mountcrawl: warning: ${line}\n`);
     const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli', warn);
     const processes = parseProcesses(String(opts.processes));
+    const tooMany = processesWarning(processes);
+    if (tooMany !== undefined) warn(tooMany);
     if (processes > 1) {
       await loadHooks(hookFiles(opts)); // checked once here; each node loads them
       result.code = await runSupervisor(config, processes, argv.slice(2));

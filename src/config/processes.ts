@@ -12,3 +12,14 @@ export function parseProcesses(raw: string, cores: number = availableParallelism
   if (raw.trim().toLowerCase() === 'auto') return Math.max(1, Math.floor(cores / 2));
   return parseWhole('--processes', raw, 1);
 }
+
+/**
+ * A warning for more nodes than this machine can run side by side (over two a core: each keeps
+ * about one core busy), or undefined. They start anyway: a user may mean it for a crawl bound
+ * by slow servers, but 64 on 2 cores mostly wait for the CPU.
+ */
+export function processesWarning(processes: number, cores: number = availableParallelism()): string | undefined {
+  if (processes <= 2 * cores) return undefined;
+  const auto = Math.max(1, Math.floor(cores / 2));
+  return `--processes ${processes} on ${cores} cores: each node keeps about a core busy, so more than ${2 * cores} slow each other down (--processes auto starts ${auto})`;
+}
