@@ -86,7 +86,8 @@ export async function demoCommand(
     out('');
     out('browse it:');
     out(`  ls ${options.dataDir}/html/${first} | head`);
-    out(`  jq -r '.links[]' ${options.dataDir}/links/${first}/*.json | sort -u | head`);
+    // Not a shell glob over links/HOST/*.json: on a big crawl it is "argument list too long" (README).
+    out(`  ${options.invokedAs} export --host ${first} --data ${options.dataDir} | jq -r '.links[]' | sort -u | head`);
     out(`  grep -l 'Page 7<' ${options.dataDir}/html/*/*.html`);
     out(`  ${options.invokedAs} status --data ${options.dataDir}`);
     out(`  ${options.invokedAs} demo --data ${options.dataDir}     # again: the same hosts, nothing fetched twice`);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { badUrlError } from '../errors.js';
+import { whyNotASeed } from './seeds-file.js';
 import { openExistingDataDir, readMarker } from '../store/data-dir.js';
 import { Layout } from '../store/layout.js';
 import { urlKey } from '../url/key.js';
@@ -19,7 +20,8 @@ export async function normalizationOf(dataDir: string | undefined): Promise<Norm
 /** Normalizes a URL the way the crawler does, or throws BAD_URL. */
 export function normalizeOrFail(raw: string, options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS): { url: string; hostDir: string; key: string } {
   const r = normalizeUrl(raw, undefined, options);
-  if (!r.ok) throw badUrlError(raw, `cannot be crawled (${r.reason})`);
+  // The words `crawl` gives for a seed that cannot be crawled, hint included.
+  if (!r.ok) throw badUrlError(raw, whyNotASeed(raw, r.reason, options.maxUrlLength));
   return { url: r.url, hostDir: r.hostDir, key: urlKey(r.url) };
 }
 

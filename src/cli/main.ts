@@ -173,7 +173,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-      const message = err.message.replace(/^error: /, '');
+      // Commander puts its suggestion on a line of its own ("\n(Did you mean crawl?)"): one line.
+      const message = err.message
+        .replace(/^error: /, '')
+        .replace(/\s*\n\s*\(Did you mean ([^)]*)\)/, '; did you mean $1')
+        .replace(/\s*\n\s*/g, ' ');
       // Point at the subcommand's own help when the mistake is in a subcommand's arguments.
       const sub = program.commands.find((c) => c.name() === argv[2])?.name();
       process.stderr.write(`mountcrawl: BAD_OPTION: ${message} (see mountcrawl ${sub === undefined ? '' : `${sub} `}--help)\n`);

@@ -123,6 +123,19 @@ describe('bad input gets one clear line and a non-zero exit', () => {
     assert.ok(r.stderr.includes(`--data ${odd}\``), `--data=${odd} was not taken as written: ${r.stderr}`);
   });
 
+  test('a mistyped command: one line with the suggestion; key of a bad URL: the words crawl gives', async () => {
+    const typo = await runCli(['crawll']);
+    assert.equal(typo.code, 2);
+    assertOneLine(typo.stderr, 'BAD_OPTION');
+    assert.match(typo.stderr, /unknown command 'crawll'; did you mean crawl\? \(see mountcrawl --help\)/);
+    const key = await runCli(['key', 'notaurl']);
+    const crawl = await runCli(['crawl', 'notaurl', '--data', join(tmp.path, 'never')]);
+    assert.equal(key.code, 2);
+    assertOneLine(key.stderr, 'BAD_URL');
+    assert.equal(key.stderr, crawl.stderr);
+    assert.match(key.stderr, /did you mean http:\/\/notaurl\/\?/);
+  });
+
   test('status of a directory that does not exist', async () => {
     const r = await runCli(['status', '--data', join(tmp.path, 'nowhere')]);
     assert.equal(r.code, 3);

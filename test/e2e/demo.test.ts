@@ -20,6 +20,9 @@ test('mountcrawl demo crawls its own loopback site with several nodes and shows 
   assert.match(r.stdout, /^90 pages done, 3 errors \(ROBOTS_DISALLOWED 3\)/m);
   assert.match(r.stderr, /all 2 nodes ended: 90 pages/);
   assert.match(r.stdout, /browse it:/);
+  // No shell glob over a host's records (README: "argument list too long" on a big crawl).
+  assert.doesNotMatch(r.stdout, /\*\.json/);
+  assert.match(r.stdout, / export --host \S+ --data /);
   const files = await listFiles(data);
   assert.equal(files.filter((f) => f.startsWith('html/')).length, 90);
   assert.equal(files.filter((f) => f.startsWith('links/')).length, 90);
