@@ -6,6 +6,7 @@ import { readJsonValidated } from '../store/read-whole.js';
 import { formatByCode, names, readHoldings, type HostHoldings } from '../store/holdings.js';
 import { readRunState } from '../store/run-state.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
+import { DEFAULTS } from '../config/crawl-config.js';
 import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
 
 /** What `status` reports (also its --json shape). */
@@ -14,6 +15,12 @@ export interface StatusReport {
   readonly pages: number;
   readonly htmlFiles: number;
   readonly errors: { readonly total: number; readonly final: number; readonly byCode: Record<string, number> };
+  /**
+   * The --max-attempts errs records are judged final by (src/frontier/retry-policy.ts isFinal,
+   * as the crawler judges them): status's own --max-attempts, else the last run's (its run
+   * state), else the crawl's default.
+   */
+  readonly maxAttempts: { readonly value: number; readonly from: MaxAttemptsSource };
   readonly seeds: number;
   readonly nodes: readonly (NodeRecord & { alive: boolean | null })[];
   readonly hosts: readonly HostStatus[];
@@ -22,6 +29,16 @@ export interface StatusReport {
   readonly crawl: CrawlState;
   /** Revisits (docs/recrawl.md), when a recrawl ever ran on this directory. */
   readonly recrawl?: RecrawlSummary;
+}
+
+/** Where status's --max-attempts came from. */
+export type MaxAttemptsSource = 'option' | 'last run' | 'default';
+
+/** The --max-attempts that `status` judges finality by: given, else the last run's, else the default. */
+export function statusMaxAttempts(given: number | undefined, lastRun: number | undefined): StatusReport['maxAttempts'] {
+  if (given !== undefined) return { value: given, from: 'option' };
+  if (lastRun !== undefined) return { value: lastRun, from: 'last run' };
+  return { value: DEFAULTS.maxAttempts, from: 'default' };
 }
 
 export interface HostStatus extends HostHoldings {
@@ -45,9 +62,10 @@ async function readNodes(layout: Layout): Promise<NodeRecord[]> {
  * Reads the state of a crawl from its data directory. With `wait`, node records are read
  * twice, one heartbeat apart: a node is alive when its counter moved (the same rule nodes
  * use; clocks are not compared). Without it, aliveness is unknown (null) except for
- * processes of this machine.
+ * processes of this machine. Errs records are final or not under `maxAttempts`
+ * (statusMaxAttempts).
  */
-export async function collectStatus(dataDir: string, wait: boolean): Promise<StatusReport> {
+export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?: number): Promise<StatusReport> {
   const layout = await openExistingDataDir(dataDir);
   const first = await readNodes(layout);
   let nodes: (NodeRecord & { alive: boolean | null })[];
@@ -74,7 +92,9 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
     }
   }
 
-  const held = await readHoldings(layout);
+  const run = await readRunState(layout);
+  const judged = statusMaxAttempts(maxAttempts, run?.maxAttempts);
+  const held = await readHoldings(layout, judged.value);
   const seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
   const recrawl = await summarizeSchedules(layout, Date.now());
   return {
@@ -82,18 +102,23 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
     pages: held.pages,
     htmlFiles: held.htmlFiles,
     errors: held.errors,
+    maxAttempts: judged,
     seeds,
     nodes,
     hosts: held.hosts.map((h) => ({ ...h, lease: leases.get(h.host) ?? null })),
     lastActivity: held.lastActivity,
-    crawl: describeCrawlState({ nodes, run: await readRunState(layout), retries: held.retries, pages: held.pages, seeds }),
+    crawl: describeCrawlState({ nodes, run, retries: held.retries, pages: held.pages, seeds }),
     ...(recrawl !== undefined ? { recrawl } : {}),
   };
 }
 
 /** `mountcrawl status`: a report for people, or --json for scripts. */
-export async function statusCommand(dataDir: string, options: { json: boolean; wait: boolean }, out: (line: string) => void): Promise<number> {
-  const r = await collectStatus(dataDir, options.wait);
+export async function statusCommand(
+  dataDir: string,
+  options: { json: boolean; wait: boolean; maxAttempts?: number },
+  out: (line: string) => void,
+): Promise<number> {
+  const r = await collectStatus(dataDir, options.wait, options.maxAttempts);
   if (options.json) {
     out(JSON.stringify(r, null, 1));
     return 0;
@@ -101,7 +126,9 @@ export async function statusCommand(dataDir: string, options: { json: boolean; w
   out(`data      ${r.data}`);
   out(`crawl     ${r.crawl.line}`);
   out(`pages     ${r.pages} done (${r.htmlFiles} HTML files), ${r.seeds} seeds, last write ${r.lastActivity ?? 'never'}`);
-  out(`errors    ${r.errors.total} (${r.errors.final} final)${r.errors.total ? `: ${formatByCode(r.errors.byCode)}` : ''}`);
+  const from = { option: '', 'last run': ", the last run's", default: ', the default' }[r.maxAttempts.from];
+  const limit = `--max-attempts ${r.maxAttempts.value}${from}`;
+  out(`errors    ${r.errors.total} (${r.errors.final} final at ${limit})${r.errors.total ? `: ${formatByCode(r.errors.byCode)}` : ''}`);
   if (r.recrawl !== undefined) {
     const c = r.recrawl;
     out(`recrawl   ${c.scheduled} scheduled: ${c.dueNow} due now, ${c.dueNextDay} in the next 24 h, next at ${c.nextDueAt ?? 'none'}`);

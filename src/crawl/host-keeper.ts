@@ -8,7 +8,7 @@ import { ALLOW_ALL, RobotsUnavailable, type RobotsCache } from '../fetch/robots.
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
-import { nextRetryDelay } from '../frontier/retry-policy.js';
+import { attemptsAfterFailure, isFinal, nextRetryDelay } from '../frontier/retry-policy.js';
 import { buildErrsRecord } from '../commit/build-records.js';
 import type { Frontier } from '../frontier/frontier.js';
 import { HostState } from '../frontier/host-state.js';
@@ -166,7 +166,7 @@ export class HostKeeper {
     const wallNow = clock.now();
     for (const [key, rec] of listing.errs) {
       if (host.isDone(key)) continue;
-      if (rec.final || rec.attempts >= config.maxAttempts) {
+      if (isFinal(rec, config.maxAttempts)) {
         host.addDone(key);
         continue;
       }
@@ -334,7 +334,7 @@ export class HostKeeper {
     const nowMs = clock.now();
     for (const item of pending) {
       const previous = host.errsOf(item.key);
-      const attempts = (previous?.attempts ?? 0) + 1;
+      const attempts = attemptsAfterFailure(previous);
       const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
       const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
       await store.writeErrs(host.dir, item.key, record);

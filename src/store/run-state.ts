@@ -21,12 +21,21 @@ export interface RunState {
   readonly queued?: number;
   /** URLs known but left on disk because the frontier was full (the next reseed finds them). */
   readonly leftOnDisk?: number;
+  /**
+   * The run's --max-attempts: `status` judges which errs records are final by it, as that run
+   * did (src/frontier/retry-policy.ts isFinal). Absent in files of older versions.
+   */
+  readonly maxAttempts?: number;
 }
 
 function asRunState(value: unknown): RunState {
   const v = value as Partial<RunState> | null;
   if (v === null || typeof v !== 'object' || !['running', 'complete', 'stopped'].includes(String(v.state))) {
     throw new TypeError('not a run state');
+  }
+  if (v.maxAttempts !== undefined && !(Number.isInteger(v.maxAttempts) && v.maxAttempts >= 1)) {
+    const { maxAttempts: _, ...rest } = v;
+    return rest as RunState;
   }
   return v as RunState;
 }
