@@ -3,7 +3,7 @@ import { mkdir, readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExitCode, FatalError, describeError, mountFaultCode } from '../errors.js';
 import { createExclusive } from './exclusive-create.js';
-import { DIRS, Layout, MARKER_FILE, tempName } from './layout.js';
+import { DIRS, Layout, MARKER_FILE, nextTempPath } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
 
 /** Content of the marker file written when a data directory is created. */
@@ -138,7 +138,7 @@ export async function checkDataDir(
 /** Writes and removes one small temporary file in each directory; throws DATA_DIR_NOT_WRITABLE (or another data-directory error) naming the first that fails. */
 async function probeWritable(root: string, dirs: readonly string[], nodeId: string): Promise<void> {
   for (const dir of dirs) {
-    const probe = join(dir, tempName('write-check', nodeId, 0));
+    const probe = nextTempPath(join(dir, 'write-check'), nodeId);
     try {
       await writeFile(probe, '', { flag: 'wx' });
       await unlink(probe);
