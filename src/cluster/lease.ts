@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { link, readdir, rename } from 'node:fs/promises';
 import { createExclusive } from '../store/exclusive-create.js';
 import { nextTempPath, takeoverClaimPath, type Layout } from '../store/layout.js';
+import { readRecord } from '../store/read-record.js';
 import { readJsonValidated } from '../store/read-whole.js';
 import { removeTemp } from '../store/left-temps.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -75,12 +76,9 @@ export class Leases {
 
   /** Reads a lease, or undefined when there is none. */
   async read(hostDir: string): Promise<LeaseRecord | undefined> {
-    try {
-      return await readJsonValidated(this.#layout.lease(hostDir), asLeaseRecord);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+    const read = await readRecord(this.#layout.lease(hostDir), asLeaseRecord);
+    if (read.kind === 'torn') throw read.error;
+    return read.kind === 'value' ? read.value : undefined;
   }
 
   /**

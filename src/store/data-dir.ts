@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ExitCode, FatalError, describeError, mountFaultCode } from '../errors.js';
 import { createExclusive } from './exclusive-create.js';
 import { DIRS, Layout, MARKER_FILE, nextTempPath } from './layout.js';
-import { readJsonValidated } from './read-whole.js';
+import { readRecord } from './read-record.js';
 
 /** Content of the marker file written when a data directory is created. */
 export interface Marker {
@@ -45,12 +45,9 @@ function dataDirError(root: string, err: unknown, where: string = root): FatalEr
 
 /** Reads the marker of a data directory, or undefined when there is none. */
 export async function readMarker(layout: Layout): Promise<Marker | undefined> {
-  try {
-    return await readJsonValidated(layout.marker(), asMarker);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const read = await readRecord(layout.marker(), asMarker);
+  if (read.kind === 'torn') throw read.error;
+  return read.kind === 'value' ? read.value : undefined;
 }
 
 /** What a data directory is for a command that is about to use it. */
