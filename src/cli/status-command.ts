@@ -4,9 +4,8 @@ import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
 import { formatByCode, names, readHoldings, type HostHoldings } from '../store/holdings.js';
-import { readRunState } from '../store/run-state.js';
+import { judgedMaxAttempts, readRunState, type JudgedMaxAttempts } from '../store/run-state.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
-import { DEFAULTS } from '../config/crawl-config.js';
 import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
 
 /** What `status` reports (also its --json shape). */
@@ -15,12 +14,8 @@ export interface StatusReport {
   readonly pages: number;
   readonly htmlFiles: number;
   readonly errors: { readonly total: number; readonly final: number; readonly byCode: Record<string, number> };
-  /**
-   * The --max-attempts errs records are judged final by (src/frontier/retry-policy.ts isFinal,
-   * as the crawler judges them): status's own --max-attempts, else the last run's (its run
-   * state), else the crawl's default.
-   */
-  readonly maxAttempts: { readonly value: number; readonly from: MaxAttemptsSource };
+  /** The --max-attempts errs records are judged final by (judgedMaxAttempts). */
+  readonly maxAttempts: JudgedMaxAttempts;
   readonly seeds: number;
   readonly nodes: readonly (NodeRecord & { alive: boolean | null })[];
   readonly hosts: readonly HostStatus[];
@@ -29,16 +24,6 @@ export interface StatusReport {
   readonly crawl: CrawlState;
   /** Revisits (docs/recrawl.md), when a recrawl ever ran on this directory. */
   readonly recrawl?: RecrawlSummary;
-}
-
-/** Where status's --max-attempts came from. */
-export type MaxAttemptsSource = 'option' | 'last run' | 'default';
-
-/** The --max-attempts that `status` judges finality by: given, else the last run's, else the default. */
-export function statusMaxAttempts(given: number | undefined, lastRun: number | undefined): StatusReport['maxAttempts'] {
-  if (given !== undefined) return { value: given, from: 'option' };
-  if (lastRun !== undefined) return { value: lastRun, from: 'last run' };
-  return { value: DEFAULTS.maxAttempts, from: 'default' };
 }
 
 export interface HostStatus extends HostHoldings {
@@ -63,7 +48,7 @@ async function readNodes(layout: Layout): Promise<NodeRecord[]> {
  * twice, one heartbeat apart: a node is alive when its counter moved (the same rule nodes
  * use; clocks are not compared). Without it, aliveness is unknown (null) except for
  * processes of this machine. Errs records are final or not under `maxAttempts`
- * (statusMaxAttempts).
+ * (judgedMaxAttempts).
  */
 export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?: number): Promise<StatusReport> {
   const layout = await openExistingDataDir(dataDir);
@@ -93,7 +78,7 @@ export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?
   }
 
   const run = await readRunState(layout);
-  const judged = statusMaxAttempts(maxAttempts, run?.maxAttempts);
+  const judged = judgedMaxAttempts(maxAttempts, run);
   const held = await readHoldings(layout, judged.value);
   const seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
   const recrawl = await summarizeSchedules(layout, Date.now());

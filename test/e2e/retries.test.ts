@@ -169,7 +169,7 @@ describe('an errs record not final, after --max-attempts was lowered to its atte
     await data?.cleanup();
   });
 
-  test('the crawler leaves it alone and status counts it final; under the higher limit both try it again', { timeout: 40_000 }, async () => {
+  test('the crawler leaves it alone, status and report count it final; under the higher limit both try it again', { timeout: 40_000 }, async () => {
     const args = ['crawl', site.url(0, '/'), '--data', data.path, ...FAST];
     const down = filesOf(site.url(0, '/down.html'));
     assert.equal((await runCli([...args, '--max-attempts', '1'], { timeoutMs: 15_000 })).code, 0);
@@ -189,6 +189,9 @@ describe('an errs record not final, after --max-attempts was lowered to its atte
     const after2 = await status();
     assert.deepEqual([after2.errors.final, after2.maxAttempts], [1, { value: 2, from: 'last run' }]);
     assert.equal((await status('--max-attempts', '3')).errors.final, 0, 'one attempt left under 3');
+    const report = await runCli(['report', '--data', data.path, '--json']);
+    assert.equal(report.code, 0, report.stderr);
+    assert.equal((JSON.parse(report.stdout) as { totals: { errorsFinal: number } }).totals.errorsFinal, 1, 'report counts as status');
 
     const raised = await runCli([...args, '--max-attempts', '3'], { timeoutMs: 15_000 });
     assert.equal(raised.code, 0, raised.stderr);
