@@ -169,7 +169,7 @@ describe('an errs record not final, after --max-attempts was lowered to its atte
     await data?.cleanup();
   });
 
-  test('the crawler leaves it alone, status and report count it final; under the higher limit both try it again', { timeout: 40_000 }, async () => {
+  test('the crawler leaves it alone, status and report count it final; a higher limit tries it again', { timeout: 40_000 }, async () => {
     const args = ['crawl', site.url(0, '/'), '--data', data.path, ...FAST];
     const down = filesOf(site.url(0, '/down.html'));
     assert.equal((await runCli([...args, '--max-attempts', '1'], { timeoutMs: 15_000 })).code, 0);

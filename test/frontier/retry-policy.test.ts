@@ -58,7 +58,11 @@ test('isFinal: a record not final when written is final under a limit lowered to
 
 test('nextRetryDelay gives up exactly when the record it writes would be final under the same limit', () => {
   for (let attempts = 1; attempts <= 6; attempts++) {
-    assert.equal(nextRetryDelay(attempts, RULES) === undefined, isFinal({ final: false, attempts }, RULES.maxAttempts), `attempts ${attempts}`);
+    assert.equal(
+      nextRetryDelay(attempts, RULES) === undefined,
+      isFinal({ final: false, attempts }, RULES.maxAttempts),
+      `attempts ${attempts}`,
+    );
   }
 });
 

@@ -102,7 +102,11 @@ describe('nextTempName, nextTempPath and takeoverClaimPath', () => {
 
   test('the takeover claim of a lease: one name for every node, as docs/protocol.md spells it', () => {
     assert.equal(takeoverClaimPath('/d/hosts/example.com.lease', 'ab-12'), '/d/hosts/.example.com.lease.ab-12~takeover~0.tmp');
-    assert.equal(takeoverClaimPath('/d/hosts/h.lease', 'a/b c_d'), '/d/hosts/.h.lease.abcd~takeover~0.tmp', 'only letters, digits and dashes');
+    assert.equal(
+      takeoverClaimPath('/d/hosts/h.lease', 'a/b c_d'),
+      '/d/hosts/.h.lease.abcd~takeover~0.tmp',
+      'only letters, digits and dashes',
+    );
     assert.equal(tempOwner('.h.lease.abcd~takeover~0.tmp'), 'takeover', 'a temporary name: the sweeper removes it');
   });
 });

@@ -38,7 +38,7 @@ describe('readRecord', () => {
     assert.ok(r.kind === 'torn' && r.error instanceof SyntaxError);
   });
 
-  test('JSON that is not a record of its kind: torn, with the check\'s TypeError', async () => {
+  test("JSON that is not a record of its kind: torn, with the check's TypeError", async () => {
     const path = join(dir, 'other.json');
     await writeFile(path, '{"y":1}');
     const r = await readRecord(path, asPoint);
