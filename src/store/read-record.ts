@@ -13,6 +13,11 @@ export type RecordRead<T> =
 
 const ABSENT: RecordRead<never> = Object.freeze({ kind: 'absent' });
 
+/** True for what a torn or foreign record throws when parsed and checked: a SyntaxError (JSON.parse) or a TypeError (the check). */
+export function isTornRead(err: unknown): err is SyntaxError | TypeError {
+  return err instanceof SyntaxError || err instanceof TypeError;
+}
+
 /**
  * Reads the JSON record at `path` that another node may remove or replace at any moment, and
  * says which of the three it was (RecordRead); `check` validates the parsed value and throws
@@ -24,7 +29,7 @@ export async function readRecord<T>(path: string, check: (value: unknown) => T):
     return { kind: 'value', value: await readJsonValidated(path, check) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT;
-    if (err instanceof SyntaxError || err instanceof TypeError) return { kind: 'torn', error: err };
+    if (isTornRead(err)) return { kind: 'torn', error: err };
     throw err;
   }
 }

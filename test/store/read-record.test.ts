@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { readRecord } from '../../src/store/read-record.js';
+import { isTornRead, readRecord } from '../../src/store/read-record.js';
 
 let dir: string;
 before(async () => {
@@ -50,4 +50,11 @@ describe('readRecord', () => {
     await mkdir(path);
     await assert.rejects(readRecord(path, asPoint), (err: NodeJS.ErrnoException) => err.code === 'EISDIR');
   });
+});
+
+test('isTornRead: what parsing and checking throw, and nothing else', () => {
+  assert.equal(isTornRead(new SyntaxError('x')), true);
+  assert.equal(isTornRead(new TypeError('x')), true);
+  assert.equal(isTornRead(Object.assign(new Error('x'), { code: 'EIO' })), false);
+  assert.equal(isTornRead('x'), false);
 });
