@@ -33,7 +33,7 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
     version: NORMALIZATION_VERSION,
     sessionParams: [...config.normalize.sessionParams].sort(),
   });
-  await writeRunState(layout, { state: 'running', node: config.nodeId, at: new Date().toISOString() });
+  await writeRunState(layout, { state: 'running', node: config.nodeId, at: new Date().toISOString(), maxAttempts: config.maxAttempts });
   const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: config.nodeId });
   const node = new CrawlNode(config, { clock: systemClock, logger, ...(userHooks ? { hooks: userHooks } : {}) });
   const display = new ProgressDisplay({ enabled: config.progress && hooks.onProgress === undefined, json: config.json }, logger);
@@ -67,9 +67,9 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
   }
   hooks.onProgress?.(node);
   await hooks.onEnd?.(node);
-  await recordRunEnd(layout, config.nodeId, result, { queued: node.stats.queued, leftOnDisk: node.stats.cut.frontierFull });
+  await recordRunEnd(layout, config, result, { queued: node.stats.queued, leftOnDisk: node.stats.cut.frontierFull });
   // A supervised child leaves the data directory's totals (and the verdict on them) to its supervisor.
-  const held = hooks.onProgress === undefined ? await holdingsOf(layout, node.heldErrs) : undefined;
+  const held = hooks.onProgress === undefined ? await holdingsOf(layout, config.maxAttempts, node.heldErrs) : undefined;
   if (held !== undefined) result = judgeOutcome(result, held);
   const seconds = (systemClock.monotonic() - started) / 1000;
   if (config.json) {

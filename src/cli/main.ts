@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { parseWhole } from '../config/parse-values.js';
+import { DEFAULTS } from '../config/crawl-config.js';
 import { parseProcesses, processesWarning } from '../config/processes.js';
 import { ExitCode, FatalError, MountcrawlError, describeError } from '../errors.js';
 import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type CrawlOptionValues } from './crawl-options.js';
@@ -99,9 +100,18 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
   dataDirOption(program.command('status').description('nodes, hosts, pages and errors of a data directory'))
     .option('--json', 'one JSON object for scripts')
     .option('--no-wait', 'do not watch heartbeats for a second to tell live nodes from dead ones')
-    .action(async (opts: { data?: string; json?: boolean; wait?: boolean }) => {
+    .option(
+      '--max-attempts <n>',
+      `count errs records final as a crawl with this --max-attempts would (default: the last run's, else ${DEFAULTS.maxAttempts})`,
+    )
+    .action(async (opts: { data?: string; json?: boolean; wait?: boolean; maxAttempts?: string }) => {
       const { statusCommand } = await import('./status-command.js');
-      result.code = await statusCommand(resolveDataDir(opts.data, process.env), { json: opts.json === true, wait: opts.wait !== false }, out);
+      const maxAttempts = opts.maxAttempts === undefined ? {} : { maxAttempts: parseWhole('--max-attempts', opts.maxAttempts, 1) };
+      result.code = await statusCommand(
+        resolveDataDir(opts.data, process.env),
+        { json: opts.json === true, wait: opts.wait !== false, ...maxAttempts },
+        out,
+      );
     });
 
   dataDirOption(

@@ -36,19 +36,26 @@ export function judgeOutcome(end: RunEnd, h: Holdings): RunEnd {
 }
 
 /** Records how the run ended for `status` (complete, or stopped with what was left); best effort. */
-export async function recordRunEnd(layout: Layout, nodeId: string, end: RunEnd, left: { queued: number; leftOnDisk: number }): Promise<void> {
+export async function recordRunEnd(
+  layout: Layout,
+  run: { readonly nodeId: string; readonly maxAttempts: number },
+  end: RunEnd,
+  left: { queued: number; leftOnDisk: number },
+): Promise<void> {
   const at = new Date().toISOString();
+  const { nodeId: node, maxAttempts } = run;
   const state: RunState =
     end.reason === 'complete'
-      ? { state: 'complete', node: nodeId, at }
-      : { state: 'stopped', node: nodeId, at, reason: end.reason, queued: left.queued, leftOnDisk: left.leftOnDisk };
+      ? { state: 'complete', node, at, maxAttempts }
+      : { state: 'stopped', node, at, reason: end.reason, queued: left.queued, leftOnDisk: left.leftOnDisk, maxAttempts };
   await writeRunState(layout, state).catch(() => undefined);
 }
 
 /**
  * Reads the data directory's holdings, or undefined when it cannot be read (a failed mount).
- * `known`: the errs records of hosts the node held to the end (CrawlNode.heldErrs), not read again.
+ * Errs records are final or not under the run's `maxAttempts`. `known`: the errs records of
+ * hosts the node held to the end (CrawlNode.heldErrs), not read again.
  */
-export async function holdingsOf(layout: Layout, known?: ReadonlyMap<string, HostErrs>): Promise<Holdings | undefined> {
-  return readHoldings(layout, known).catch(() => undefined);
+export async function holdingsOf(layout: Layout, maxAttempts: number, known?: ReadonlyMap<string, HostErrs>): Promise<Holdings | undefined> {
+  return readHoldings(layout, maxAttempts, known).catch(() => undefined);
 }

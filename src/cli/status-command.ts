@@ -4,7 +4,7 @@ import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
 import { formatByCode, names, readHoldings, type HostHoldings } from '../store/holdings.js';
-import { readRunState } from '../store/run-state.js';
+import { judgedMaxAttempts, readRunState, type JudgedMaxAttempts } from '../store/run-state.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
 import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
 
@@ -14,6 +14,8 @@ export interface StatusReport {
   readonly pages: number;
   readonly htmlFiles: number;
   readonly errors: { readonly total: number; readonly final: number; readonly byCode: Record<string, number> };
+  /** The --max-attempts errs records are judged final by (judgedMaxAttempts). */
+  readonly maxAttempts: JudgedMaxAttempts;
   readonly seeds: number;
   readonly nodes: readonly (NodeRecord & { alive: boolean | null })[];
   readonly hosts: readonly HostStatus[];
@@ -45,9 +47,10 @@ async function readNodes(layout: Layout): Promise<NodeRecord[]> {
  * Reads the state of a crawl from its data directory. With `wait`, node records are read
  * twice, one heartbeat apart: a node is alive when its counter moved (the same rule nodes
  * use; clocks are not compared). Without it, aliveness is unknown (null) except for
- * processes of this machine.
+ * processes of this machine. Errs records are final or not under `maxAttempts`
+ * (judgedMaxAttempts).
  */
-export async function collectStatus(dataDir: string, wait: boolean): Promise<StatusReport> {
+export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?: number): Promise<StatusReport> {
   const layout = await openExistingDataDir(dataDir);
   const first = await readNodes(layout);
   let nodes: (NodeRecord & { alive: boolean | null })[];
@@ -74,7 +77,9 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
     }
   }
 
-  const held = await readHoldings(layout);
+  const run = await readRunState(layout);
+  const judged = judgedMaxAttempts(maxAttempts, run);
+  const held = await readHoldings(layout, judged.value);
   const seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
   const recrawl = await summarizeSchedules(layout, Date.now());
   return {
@@ -82,18 +87,23 @@ export async function collectStatus(dataDir: string, wait: boolean): Promise<Sta
     pages: held.pages,
     htmlFiles: held.htmlFiles,
     errors: held.errors,
+    maxAttempts: judged,
     seeds,
     nodes,
     hosts: held.hosts.map((h) => ({ ...h, lease: leases.get(h.host) ?? null })),
     lastActivity: held.lastActivity,
-    crawl: describeCrawlState({ nodes, run: await readRunState(layout), retries: held.retries, pages: held.pages, seeds }),
+    crawl: describeCrawlState({ nodes, run, retries: held.retries, pages: held.pages, seeds }),
     ...(recrawl !== undefined ? { recrawl } : {}),
   };
 }
 
 /** `mountcrawl status`: a report for people, or --json for scripts. */
-export async function statusCommand(dataDir: string, options: { json: boolean; wait: boolean }, out: (line: string) => void): Promise<number> {
-  const r = await collectStatus(dataDir, options.wait);
+export async function statusCommand(
+  dataDir: string,
+  options: { json: boolean; wait: boolean; maxAttempts?: number },
+  out: (line: string) => void,
+): Promise<number> {
+  const r = await collectStatus(dataDir, options.wait, options.maxAttempts);
   if (options.json) {
     out(JSON.stringify(r, null, 1));
     return 0;
@@ -101,7 +111,9 @@ export async function statusCommand(dataDir: string, options: { json: boolean; w
   out(`data      ${r.data}`);
   out(`crawl     ${r.crawl.line}`);
   out(`pages     ${r.pages} done (${r.htmlFiles} HTML files), ${r.seeds} seeds, last write ${r.lastActivity ?? 'never'}`);
-  out(`errors    ${r.errors.total} (${r.errors.final} final)${r.errors.total ? `: ${formatByCode(r.errors.byCode)}` : ''}`);
+  const from = { option: '', 'last run': ", the last run's", default: ', the default' }[r.maxAttempts.from];
+  const limit = `--max-attempts ${r.maxAttempts.value}${from}`;
+  out(`errors    ${r.errors.total} (${r.errors.final} final at ${limit})${r.errors.total ? `: ${formatByCode(r.errors.byCode)}` : ''}`);
   if (r.recrawl !== undefined) {
     const c = r.recrawl;
     out(`recrawl   ${c.scheduled} scheduled: ${c.dueNow} due now, ${c.dueNextDay} in the next 24 h, next at ${c.nextDueAt ?? 'none'}`);

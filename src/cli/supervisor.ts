@@ -252,7 +252,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   // nodes held the host or tried the URL (the per-node counters overlap).
   const reports = slots.flatMap((s) => (s.heldErrs === undefined ? [] : [s.heldErrs]));
   const complete = stopping === undefined && codes.every((c) => c === ExitCode.OK) && reports.length === slots.length;
-  const held = await holdingsOf(layout, complete ? knownErrs(reports) : undefined);
+  const held = await holdingsOf(layout, config.maxAttempts, complete ? knownErrs(reports) : undefined);
   const lines = [`all ${processes} nodes ended: ${total.pages} pages in ${seconds} s; exit codes ${codes.join(', ')}`];
   if (held !== undefined) {
     lines.push(holdingsLine(held));

@@ -1,7 +1,7 @@
 import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempOwner, type Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { readRecord } from '../store/read-record.js';
 import { mapLimit } from '../util/map-limit.js';
 import { asHandoff, isHandoffName } from './handoff-file.js';
 
@@ -119,15 +119,9 @@ export class HandoffInbox {
     const done: string[] = [];
     await mapLimit(files, READ_PARALLELISM, async (name) => {
       const path = join(dir, name);
-      let file;
-      try {
-        file = await readJsonValidated(path, asHandoff);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return; // another reader of an orphaned inbox took it
-        if (!(err instanceof SyntaxError || err instanceof TypeError)) throw err;
-        file = undefined; // not a hand-off even after rereads: nothing to take from it
-      }
+      const read = await readRecord(path, asHandoff);
+      if (read.kind === 'absent') return; // another reader of an orphaned inbox took it
+      const file = read.kind === 'value' ? read.value : undefined; // torn: nothing to take from it
       stats.files++;
       // Lends count before the links are sorted: the lent hosts' URLs are this node's now.
       if (file?.lent !== undefined && file.to === this.#nodeId && !removeDir) sink.lent?.(file.from, file.lent.counter, file.lent.hosts);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, readdir, rename } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { createExclusive } from '../store/exclusive-create.js';
-import { tempName, type Layout } from '../store/layout.js';
+import { nextTempPath, takeoverClaimPath, type Layout } from '../store/layout.js';
+import { readRecord } from '../store/read-record.js';
 import { readJsonValidated } from '../store/read-whole.js';
 import { removeTemp } from '../store/left-temps.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -38,8 +38,6 @@ function asLeaseRecord(value: unknown): LeaseRecord {
 }
 
 export type AcquireResult = { readonly ok: true; readonly tookOver?: string } | { readonly ok: false; readonly holder: string };
-
-let asideSeq = 0;
 
 /** Errors after which an operation on the mount may or may not have happened (docs/protocol.md, "What the file system must give"). */
 const UNCERTAIN = new Set(['EIO', 'ECONNABORTED', 'ETIMEDOUT', 'ESTALE', 'ECONNRESET']);
@@ -78,12 +76,9 @@ export class Leases {
 
   /** Reads a lease, or undefined when there is none. */
   async read(hostDir: string): Promise<LeaseRecord | undefined> {
-    try {
-      return await readJsonValidated(this.#layout.lease(hostDir), asLeaseRecord);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+    const read = await readRecord(this.#layout.lease(hostDir), asLeaseRecord);
+    if (read.kind === 'torn') throw read.error;
+    return read.kind === 'value' ? read.value : undefined;
   }
 
   /**
@@ -141,9 +136,7 @@ export class Leases {
    * when the taker gives the host up gracefully, or with the temp sweeper if the taker dies.
    */
   async #claimTakeover(hostDir: string, stale: LeaseRecord): Promise<string | undefined> {
-    const path = this.#layout.lease(hostDir);
-    const token = stale.token.replace(/[^A-Za-z0-9-]/g, '').slice(0, 64);
-    const claim = join(dirname(path), `.${basename(path)}.${token}~takeover~0.tmp`);
+    const claim = takeoverClaimPath(this.#layout.lease(hostDir), stale.token);
     const won = await createExclusive(claim, `${JSON.stringify({ node: this.#nodeId, stale: stale.token })}\n`, this.#nodeId);
     return won ? claim : undefined;
   }
@@ -155,7 +148,7 @@ export class Leases {
    */
   async #removeIfUnchanged(hostDir: string, expected: LeaseRecord): Promise<boolean> {
     const path = this.#layout.lease(hostDir);
-    const aside = join(dirname(path), tempName(basename(path), this.#nodeId, asideSeq++));
+    const aside = nextTempPath(path, this.#nodeId);
     try {
       await rename(path, aside);
     } catch (err) {

@@ -4,6 +4,7 @@ import type { Clock } from '../config/clock.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { tempOwner, type Layout } from '../store/layout.js';
 import { join } from 'node:path';
+import { readRecord } from '../store/read-record.js';
 import { readJsonValidated } from '../store/read-whole.js';
 import { bootId, isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
@@ -306,13 +307,10 @@ export class Membership {
   async peerStateMoved(nodeId: string): Promise<boolean> {
     const seen = this.#peers.get(nodeId)?.record;
     if (seen === undefined) return true;
-    let now: NodeRecord;
-    try {
-      now = await readJsonValidated(this.#layout.node(nodeId), asNodeRecord);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
-      throw err;
-    }
+    const read = await readRecord(this.#layout.node(nodeId), asNodeRecord);
+    if (read.kind === 'absent') return true;
+    if (read.kind === 'torn') throw read.error;
+    const now = read.value;
     return now.state !== seen.state || now.idleEpoch !== seen.idleEpoch;
   }
 

@@ -2,6 +2,7 @@ import type { FetchFailure } from '../errors.js';
 import { RECORD_VERSION, type ErrsRecord, type LinksRecord } from '../store/records.js';
 import type { Commit, Target } from '../fetch/page-outcome.js';
 import { headerValue } from '../fetch/header-value.js';
+import { attemptsAfterFailure } from '../frontier/retry-policy.js';
 
 /** The links record of a page (or redirect) commit. */
 export function buildLinksRecord(
@@ -55,7 +56,7 @@ export function buildErrsRecord(
     message: failure.message.slice(0, 500),
     ...(failure.status !== undefined ? { status: failure.status } : {}),
     final,
-    attempts: (previous?.attempts ?? 0) + 1,
+    attempts: attemptsAfterFailure(previous),
     firstAt: previous?.firstAt ?? now,
     lastAt: now,
     nextAttemptAt: final ? null : new Date(options.nowMs + options.retryInMs!).toISOString(),

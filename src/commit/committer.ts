@@ -1,7 +1,7 @@
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { decodeBytes } from '../extract/charset.js';
-import { nextRetryDelay } from '../frontier/retry-policy.js';
+import { attemptsAfterFailure, nextRetryDelay } from '../frontier/retry-policy.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
@@ -119,7 +119,7 @@ export class Committer {
     const { config, clock, store, stats } = this.#d;
     const { target, failure } = c;
     const previous = host.errsOf(target.key);
-    const attempts = (previous?.attempts ?? 0) + 1;
+    const attempts = attemptsAfterFailure(previous);
     const recrawler = this.#d.recrawler;
     const revisit = recrawler === undefined ? null : recrawler.revisitRetry(host.dir, target.key, failure, attempts);
     const retryIn =

@@ -485,7 +485,7 @@ export class CrawlNode {
     if (this.#ownership.partition !== 'host' || this.#fenced()) return undefined;
     const held = new Map<string, HostErrs>();
     for (const host of p.frontier.hosts.values()) {
-      if (host.phase === 'ready' && !host.leaseLost) held.set(host.dir, host.errsOnDisk());
+      if (host.phase === 'ready' && !host.leaseLost) held.set(host.dir, host.errsOnDisk(this.#config.maxAttempts));
     }
     return held;
   }

@@ -7,6 +7,7 @@ import type { RobotsCache } from '../fetch/robots.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
+import { isFinal } from '../frontier/retry-policy.js';
 import type { Frontier } from '../frontier/frontier.js';
 import { HostState } from '../frontier/host-state.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
@@ -161,7 +162,7 @@ export class HostKeeper {
     const wallNow = clock.now();
     for (const [key, rec] of listing.errs) {
       if (host.isDone(key)) continue;
-      if (rec.final || rec.attempts >= config.maxAttempts) {
+      if (isFinal(rec, config.maxAttempts)) {
         host.addDone(key);
         continue;
       }

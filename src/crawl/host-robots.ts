@@ -6,7 +6,7 @@ import { ALLOW_ALL, RobotsUnavailable, type RobotsCache } from '../fetch/robots.
 import { leaveAloneAtFirstContact } from '../frontier/first-contact.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostState } from '../frontier/host-state.js';
-import { nextRetryDelay } from '../frontier/retry-policy.js';
+import { attemptsAfterFailure, nextRetryDelay } from '../frontier/retry-policy.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { PipelineContext } from '../request/pipeline.js';
@@ -105,7 +105,7 @@ export class HostRobots {
     const nowMs = clock.now();
     for (const item of pending) {
       const previous = host.errsOf(item.key);
-      const attempts = (previous?.attempts ?? 0) + 1;
+      const attempts = attemptsAfterFailure(previous);
       const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
       const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
       await store.writeErrs(host.dir, item.key, record);

@@ -1,5 +1,6 @@
 import type { SelfStatus } from '../cluster/membership.js';
 import type { Parts } from './node-parts.js';
+import { nothingInHand } from './work-left.js';
 
 /**
  * How a node whose crawl ended by the rule leaves (docs/protocol.md, "Leaving done"). Called
@@ -20,7 +21,11 @@ export async function leaveDone(p: Parts, status: SelfStatus, unsent = false): P
   const m = p.membership;
   try {
     const holdsNothing =
-      p.handoffs !== undefined && !unsent && !p.handoffs.outbox.waiting && p.frontier.queued === 0 && p.requests.inFlight === 0 && [...p.leases.held()].length === 0;
+      p.handoffs !== undefined &&
+      !unsent &&
+      !p.handoffs.outbox.waiting &&
+      nothingInHand({ queued: p.frontier.queued, inFlight: p.requests.inFlight }) &&
+      [...p.leases.held()].length === 0;
     if (holdsNothing && m.livePeers().length > 0) {
       await m.beat({ ...status, state: 'done' });
       // The last one to write done sees every other done record, or a peer still at work.

@@ -18,6 +18,7 @@ import type { HostState, QueueItem } from '../frontier/host-state.js';
 import type { MiddlewareChain } from '../hooks/middleware-chain.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
+import { nothingInHand } from './work-left.js';
 
 export interface RequestRunnerDeps {
   readonly config: CrawlConfig;
@@ -275,7 +276,7 @@ export class RequestRunner {
     if (!this.#threadsStarted) this.#startThreads();
     const frontier = this.#d.frontier;
     frontier.schedule(host);
-    if (this.#inFlight === 0 && frontier.queued === 0) this.#d.control.wake();
+    if (nothingInHand({ queued: frontier.queued, inFlight: this.#inFlight })) this.#d.control.wake();
   }
 
   /** Waits until the host's politeness allows the next hop of a redirect chain. */

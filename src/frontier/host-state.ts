@@ -171,10 +171,10 @@ export class HostState {
   /**
    * The host's errs records as this node knows them: exact while it has held the lease since
    * the host's listing was read (the only writer meanwhile), so only for a host `ready` and
-   * not lost.
+   * not lost. Final or not under `maxAttempts` (src/frontier/retry-policy.ts isFinal).
    */
-  errsOnDisk(): HostErrs {
-    return this.#errsOnDisk.count();
+  errsOnDisk(maxAttempts: number): HostErrs {
+    return this.#errsOnDisk.count(maxAttempts);
   }
 
   // ---- the queue and the retries ----------------------------------------------------------

@@ -6,7 +6,8 @@ import type { Frontier } from '../frontier/frontier.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Logger } from '../progress/logger.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated, readWhole } from '../store/read-whole.js';
+import { readRecord } from '../store/read-record.js';
+import { readWhole } from '../store/read-whole.js';
 import { asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
 import type { RecrawlPolicy } from './recrawl-policy.js';
 import { loadSchedule, writeSchedule, type HostSchedule } from './schedule-file.js';
@@ -114,15 +115,12 @@ export class Recrawler {
   async prepare(host: HostState, key: string): Promise<Preparation> {
     const book = this.#books.get(host.dir);
     if (book === undefined || !book.schedule.has(key)) return { due: true };
-    let prev: LinksRecord;
-    try {
-      prev = await readJsonValidated(this.#d.layout.links(host.dir, key), asLinksRecord);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && !(err instanceof SyntaxError) && !(err instanceof TypeError)) throw err;
+    const read = await readRecord(this.#d.layout.links(host.dir, key), asLinksRecord);
+    if (read.kind !== 'value') {
       book.schedule.delete(key);
       return { due: true };
     }
+    const prev = read.value;
     const e = book.schedule.get(key)!;
     // A page a sitemap made due, or a sitemap (its own interval: committed), goes by the schedule alone.
     const bySchedule = book.forced.delete(key) || prev.sitemap !== undefined;

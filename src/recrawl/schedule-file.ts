@@ -2,7 +2,7 @@ import { writeFileAtomic } from '../store/atomic-write.js';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { readRecord } from '../store/read-record.js';
 import { asLinksRecord, type LinksRecord } from '../store/records.js';
 import { mapLimit } from '../util/map-limit.js';
 
@@ -59,14 +59,9 @@ export async function loadSchedule(
   afterMs: number,
 ): Promise<{ schedule: HostSchedule; recordsRead: number }> {
   const schedule: HostSchedule = new Map();
-  let file: ScheduleFile | undefined;
-  try {
-    file = await readJsonValidated(layout.schedule(hostDir), asScheduleFile);
-  } catch (err) {
-    // Missing or unreadable: rebuilt from the records below.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && !(err instanceof SyntaxError) && !(err instanceof TypeError)) throw err;
-  }
+  // Absent or torn: rebuilt from the records below.
+  const read = await readRecord(layout.schedule(hostDir), asScheduleFile);
+  const file = read.kind === 'value' ? read.value : undefined;
   if (file !== undefined) {
     for (const [key, e] of Object.entries(file.entries)) {
       if (!linksKeys.has(key) || !Array.isArray(e) || typeof e[0] !== 'number' || typeof e[2] !== 'string') continue;
@@ -75,14 +70,11 @@ export async function loadSchedule(
   }
   const missing = [...linksKeys].filter((k) => !schedule.has(k));
   await mapLimit(missing, READ_PARALLELISM, async (key) => {
-    try {
-      const r = await readJsonValidated(layout.links(hostDir, key), asLinksRecord);
-      const fetchedMs = Date.parse(r.fetchedAt);
-      schedule.set(key, { url: r.url, depth: r.depth, dueMs: dueOfRecord(r, afterMs), ...(Number.isFinite(fetchedMs) ? { fetchedMs } : {}) });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && !(err instanceof SyntaxError) && !(err instanceof TypeError)) throw err;
-    }
+    const read = await readRecord(layout.links(hostDir, key), asLinksRecord);
+    if (read.kind !== 'value') return;
+    const r = read.value;
+    const fetchedMs = Date.parse(r.fetchedAt);
+    schedule.set(key, { url: r.url, depth: r.depth, dueMs: dueOfRecord(r, afterMs), ...(Number.isFinite(fetchedMs) ? { fetchedMs } : {}) });
   });
   return { schedule, recordsRead: missing.length };
 }

@@ -4,6 +4,8 @@ import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
+import { judgedMaxAttempts, readRunState } from '../store/run-state.js';
+import { isFinal } from '../frontier/retry-policy.js';
 import { asErrsRecord, asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
 import { isKey, urlKey } from '../url/key.js';
 import { KeySet } from '../url/key-set.js';
@@ -115,6 +117,8 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
   };
   const leases = await readLeases(layout);
   const rows: HostRow[] = [];
+  // Final as the last run judged it (`status` counts the same way).
+  const maxAttempts = judgedMaxAttempts(undefined, await readRunState(layout)).value;
 
   const page = (r: LinksRecord, row: HostRow): void => {
     t.pages++;
@@ -135,7 +139,8 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
   const error = (r: ErrsRecord, row: HostRow): void => {
     t.errors++;
     row.errors++;
-    if (r.final) t.errorsFinal++;
+    const final = isFinal(r, maxAttempts);
+    if (final) t.errorsFinal++;
     else {
       t.retrying++;
       row.retrying++;
@@ -149,7 +154,7 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
     let c = errorCodes.get(r.code);
     if (c === undefined) errorCodes.set(r.code, (c = { count: 0, final: 0, examples: [] }));
     c.count++;
-    if (r.final) c.final++;
+    if (final) c.final++;
     if (c.examples.length < EXAMPLES) c.examples.push({ url: r.url, message: r.message });
     timeline.add(Date.parse(r.lastAt), 'errors', 1);
   };

@@ -6,12 +6,12 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { isTornRead } from '../store/read-record.js';
+import { VALIDATE_ATTEMPTS } from '../store/read-whole.js';
 import { asLinksRecord } from '../store/records.js';
 import { LinkMemo } from '../url/link-memo.js';
 import type { BatchRequest, BatchResult, RecordResult } from './record-read-pool.js';
 
-/** How many times a record that does not validate is read again (as readJsonValidated). */
-const VALIDATE_ATTEMPTS = 4;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 let buf = Buffer.allocUnsafe(64 * 1024);
 const memo = new LinkMemo();
@@ -60,9 +60,7 @@ function readOne(path: string): RecordResult {
     }
   }
   // Not a record even after rereads: nothing to take from it (as the reseeder's async path).
-  return lastError instanceof SyntaxError || lastError instanceof TypeError
-    ? { outcome: 'skip' }
-    : { outcome: 'error', message: String(lastError) };
+  return isTornRead(lastError) ? { outcome: 'skip' } : { outcome: 'error', message: String(lastError) };
 }
 
 parentPort!.on('message', (req: BatchRequest) => {

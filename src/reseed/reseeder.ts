@@ -2,7 +2,8 @@ import { readdir, stat } from 'node:fs/promises';
 import fg from 'fast-glob';
 import type { Clock } from '../config/clock.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated, readWhole } from '../store/read-whole.js';
+import { readRecord } from '../store/read-record.js';
+import { readWhole } from '../store/read-whole.js';
 import { asLinksRecord } from '../store/records.js';
 import { hostDirOfNormalized, isSafeHostDir } from '../url/host-dir.js';
 import { isKey } from '../url/key.js';
@@ -277,15 +278,11 @@ export class Reseeder {
 
   /** Offers the links of one record; false when some did not fit in the frontier. */
   async #readRecord(hostDir: string, key: string, sink: ReseedSink, stats: ReseedStats, memo: LinkMemo): Promise<boolean> {
-    let record;
-    try {
-      record = await readJsonValidated(this.#layout.links(hostDir, key), asLinksRecord);
-    } catch (err) {
-      // Gone, or not a record even after rereads: nothing to take from it. Anything else is
-      // the mount failing: the caller's fault handling decides, and the record is read again.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError || err instanceof TypeError) return true;
-      throw err;
-    }
+    // Absent or torn: nothing to take from it. Anything else is the mount failing (thrown):
+    // the caller's fault handling decides, and the record is read again.
+    const read = await readRecord(this.#layout.links(hostDir, key), asLinksRecord);
+    if (read.kind !== 'value') return true;
+    const record = read.value;
     stats.recordsRead++;
     return this.#offerLinks(record.links, record.depth + 1, sink, stats, memo);
   }

@@ -7,8 +7,9 @@ import type { Logger } from '../progress/logger.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated, readWhole } from '../store/read-whole.js';
-import { asLinksRecord, type LinksRecord } from '../store/records.js';
+import { readRecord } from '../store/read-record.js';
+import { readWhole } from '../store/read-whole.js';
+import { asLinksRecord } from '../store/records.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { urlKey } from '../url/key.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
@@ -101,15 +102,12 @@ export class Sitemaps {
     const key = urlKey(url);
     if (this.isSitemap(host.dir, key)) return;
     this.#register(host.dir, key, level);
-    let record: LinksRecord;
-    try {
-      record = await readJsonValidated(this.#d.layout.links(host.dir, key), asLinksRecord);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && !(err instanceof SyntaxError) && !(err instanceof TypeError)) throw err;
+    const read = await readRecord(this.#d.layout.links(host.dir, key), asLinksRecord);
+    if (read.kind !== 'value') {
       this.#d.offer(url, host.dir, level);
       return;
     }
+    const record = read.value;
     this.#d.recrawler?.makeDue(host, key);
     if (record.sitemap?.kind !== 'index' || level >= SITEMAP_MAX_NESTING) return;
     for (const child of record.links) {

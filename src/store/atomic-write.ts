@@ -1,6 +1,6 @@
 import { close, fsync, open, rename, write } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { tempName } from './layout.js';
+import { nextTempName, nextTempPath } from './layout.js';
 import { rememberTemp, removeTemp } from './left-temps.js';
 import { type WriteFailure, type WriteThread, WriteThreadLost } from './write-thread.js';
 
@@ -20,8 +20,6 @@ export interface AtomicWriteOptions {
   readonly thread?: WriteThread | undefined;
 }
 
-let sequence = 0;
-
 /**
  * Writes `data` to `path` whole or not at all (DESIGN invariant 1): the bytes go to a hidden
  * temporary file in the same directory, created exclusively, then one rename publishes it,
@@ -35,7 +33,7 @@ let sequence = 0;
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<void> {
   if (byThread(options)) return writeByThread(options.thread!, [{ path, data }], options.nodeId);
   const name = basename(path);
-  const tmpName = tempName(name, options.nodeId, sequence++);
+  const tmpName = nextTempName(name, options.nodeId);
   const tmp = join(dirname(path), tmpName);
   const { via } = options;
   // The names the calls use: through `via` when given.
@@ -86,7 +84,7 @@ function byThread(options: AtomicWriteOptions): boolean {
 
 /** writeFilesAtomic by a WriteThread (one message): the same temporary files, steps and clean-up. */
 async function writeByThread(thread: WriteThread, files: readonly { path: string; data: string | Uint8Array }[], nodeId: string): Promise<void> {
-  const jobs = files.map(({ path, data }) => ({ tmp: join(dirname(path), tempName(basename(path), nodeId, sequence++)), path, data }));
+  const jobs = files.map(({ path, data }) => ({ tmp: nextTempPath(path, nodeId), path, data }));
   let failures: (WriteFailure | undefined)[];
   try {
     failures = await Promise.all(thread.writeInOrder(jobs));

@@ -3,8 +3,8 @@ import { mkdir, readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode, FatalError, describeError, mountFaultCode } from '../errors.js';
 import { createExclusive } from './exclusive-create.js';
-import { DIRS, Layout, MARKER_FILE, tempName } from './layout.js';
-import { readJsonValidated } from './read-whole.js';
+import { DIRS, Layout, MARKER_FILE, nextTempPath } from './layout.js';
+import { readRecord } from './read-record.js';
 
 /** Content of the marker file written when a data directory is created. */
 export interface Marker {
@@ -45,12 +45,9 @@ function dataDirError(root: string, err: unknown, where: string = root): FatalEr
 
 /** Reads the marker of a data directory, or undefined when there is none. */
 export async function readMarker(layout: Layout): Promise<Marker | undefined> {
-  try {
-    return await readJsonValidated(layout.marker(), asMarker);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const read = await readRecord(layout.marker(), asMarker);
+  if (read.kind === 'torn') throw read.error;
+  return read.kind === 'value' ? read.value : undefined;
 }
 
 /** What a data directory is for a command that is about to use it. */
@@ -158,7 +155,7 @@ async function makeDirectory(path: string): Promise<void> {
 /** Writes and removes one small temporary file in each directory; throws DATA_DIR_NOT_WRITABLE (or another data-directory error) naming the first that fails. */
 async function probeWritable(root: string, dirs: readonly string[], nodeId: string): Promise<void> {
   for (const dir of dirs) {
-    const probe = join(dir, tempName('write-check', nodeId, 0));
+    const probe = nextTempPath(join(dir, 'write-check'), nodeId);
     try {
       await writeFile(probe, '', { flag: 'wx' });
       await unlink(probe);

@@ -1,10 +1,11 @@
+import { isFinal } from '../frontier/retry-policy.js';
 import type { ErrsRecord } from './records.js';
 
 /** What the errs records of one host come to: the counts of readHoldings (src/store/holdings.ts). */
 export interface HostErrs {
   /** Errs records of keys without a links record. */
   readonly errors: number;
-  /** Of those, not final: a later attempt tries the URL again. */
+  /** Of those, not final under the --max-attempts counted with (isFinal): a later attempt tries the URL again. */
   readonly retrying: number;
   readonly byCode: Readonly<Record<string, number>>;
   /** The earliest `nextAttemptAt` of the records not final, epoch ms (Infinity: none). */
@@ -13,7 +14,7 @@ export interface HostErrs {
   readonly sample: Pick<ErrsRecord, 'url' | 'code' | 'message'> | null;
 }
 
-type Entry = Pick<ErrsRecord, 'url' | 'code' | 'message' | 'final' | 'nextAttemptAt'>;
+type Entry = Pick<ErrsRecord, 'url' | 'code' | 'message' | 'final' | 'attempts' | 'nextAttemptAt'>;
 
 /**
  * The errs records of one host that count (those of keys without a links record), by key.
@@ -27,8 +28,8 @@ export class ErrsTally {
 
   /** An errs record of `key` was written or read. */
   errs(key: string, record: ErrsRecord): void {
-    const { url, code, message, final, nextAttemptAt } = record;
-    this.#entries.set(key, { url, code, message, final, nextAttemptAt });
+    const { url, code, message, final, attempts, nextAttemptAt } = record;
+    this.#entries.set(key, { url, code, message, final, attempts, nextAttemptAt });
   }
 
   /** A links record of `key` was written: its errs record, if any, no longer counts. */
@@ -36,8 +37,8 @@ export class ErrsTally {
     this.#entries.delete(key);
   }
 
-  /** What the host's errs records come to now. */
-  count(): HostErrs {
+  /** What the host's errs records come to now, final or not under `maxAttempts` (--max-attempts). */
+  count(maxAttempts: number): HostErrs {
     const byCode: Record<string, number> = {};
     let retrying = 0;
     let nextMs = Infinity;
@@ -45,7 +46,7 @@ export class ErrsTally {
     for (const e of this.#entries.values()) {
       byCode[e.code] = (byCode[e.code] ?? 0) + 1;
       sample ??= { url: e.url, code: e.code, message: e.message };
-      if (e.final) continue;
+      if (isFinal(e, maxAttempts)) continue;
       retrying++;
       const at = e.nextAttemptAt === null ? NaN : Date.parse(e.nextAttemptAt);
       if (Number.isFinite(at)) nextMs = Math.min(nextMs, at);

@@ -1,9 +1,6 @@
 import { link, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { tempName } from './layout.js';
+import { nextTempPath } from './layout.js';
 import { removeTemp } from './left-temps.js';
-
-let sequence = 0;
 
 /**
  * Creates `path` with `data` only if no file has that name, atomically across machines on a
@@ -18,7 +15,7 @@ let sequence = 0;
  * may have happened on the server anyway.
  */
 export async function createExclusive(path: string, data: string, nodeId: string): Promise<boolean> {
-  const tmp = join(dirname(path), tempName(basename(path), nodeId, sequence++));
+  const tmp = nextTempPath(path, nodeId);
   try {
     await writeFile(tmp, data, { flag: 'wx' });
   } catch (err) {

@@ -40,12 +40,17 @@ export async function names(dir: string): Promise<string[]> {
 
 /**
  * Counts the records of a data directory: pages (links records), html files, errs records
- * of URLs without a links record (by code, final or not, and when the next retry is due), per
+ * of URLs without a links record (by code, final or not under `maxAttempts` as the crawler
+ * judges it, src/frontier/retry-policy.ts isFinal, and when the next retry is due), per
  * host. Lists every host directory and reads every errs record, except those of the hosts in
  * `known` (what a node that held them to the end knows of them: the end of a crawl); links
  * records are not read.
  */
-export async function readHoldings(layout: Layout, known: ReadonlyMap<string, HostErrs> = new Map()): Promise<Holdings> {
+export async function readHoldings(
+  layout: Layout,
+  maxAttempts: number,
+  known: ReadonlyMap<string, HostErrs> = new Map(),
+): Promise<Holdings> {
   const hostNames = new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))]);
   const byCode: Record<string, number> = {};
   let finalErrors = 0;
@@ -65,7 +70,7 @@ export async function readHoldings(layout: Layout, known: ReadonlyMap<string, Ho
     ]);
     const links = linkNames.filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
     const html = htmlNames.filter((n) => n.endsWith('.html'));
-    const errs = tally ?? (await readErrs(layout, host, errNames, new Set(links.map((n) => n.slice(0, -5)))));
+    const errs = tally ?? (await readErrs(layout, host, errNames, new Set(links.map((n) => n.slice(0, -5))), maxAttempts));
     for (const [code, n] of Object.entries(errs.byCode)) byCode[code] = (byCode[code] ?? 0) + n;
     finalErrors += errs.errors - errs.retrying;
     pending += errs.retrying;
@@ -94,7 +99,13 @@ export async function readHoldings(layout: Layout, known: ReadonlyMap<string, Ho
 }
 
 /** Reads the errs records `names` of a host, leaving out those of keys `done` (with a links record). */
-async function readErrs(layout: Layout, host: string, names: readonly string[], done: ReadonlySet<string>): Promise<HostErrs> {
+async function readErrs(
+  layout: Layout,
+  host: string,
+  names: readonly string[],
+  done: ReadonlySet<string>,
+  maxAttempts: number,
+): Promise<HostErrs> {
   const tally = new ErrsTally();
   await mapLimit(names, 16, async (name) => {
     const key = name.slice(0, -5);
@@ -105,7 +116,7 @@ async function readErrs(layout: Layout, host: string, names: readonly string[], 
       // replaced or removed meanwhile
     }
   });
-  return tally.count();
+  return tally.count(maxAttempts);
 }
 
 /** `CODE n, CODE n` by count (then by code, so that the line does not depend on the order of reading), or `none`. */

@@ -5,7 +5,7 @@ import { mapLimit } from '../util/map-limit.js';
 import { writeFileAtomic, writeFilesAtomic } from './atomic-write.js';
 import type { DirHandles } from './dir-handles.js';
 import { Layout, tempOwner, type HostKind } from './layout.js';
-import { readJsonValidated } from './read-whole.js';
+import { readRecord } from './read-record.js';
 import { asErrsRecord, serializeRecord, type ErrsRecord, type LinksRecord } from './records.js';
 import type { WriteThread } from './write-thread.js';
 
@@ -216,14 +216,9 @@ export class HostStore {
     await Promise.all(removals);
     const errsMap = new Map<string, ErrsRecord>();
     await mapLimit(errKeys, READ_PARALLELISM, async (key) => {
-        try {
-          errsMap.set(key, await readJsonValidated(this.#layout.errs(hostDir, key), asErrsRecord));
-        } catch (err) {
-          // A vanished or unreadable errs record is a URL that is simply not done.
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof SyntaxError) && !(err instanceof TypeError)) {
-            throw err;
-          }
-        }
+      // An absent or torn errs record is a URL that is simply not done.
+      const read = await readRecord(this.#layout.errs(hostDir, key), asErrsRecord);
+      if (read.kind === 'value') errsMap.set(key, read.value);
     });
     return { linksKeys, errs: errsMap, removedTemps };
   }

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * Where everything lives in the data directory (docs/protocol.md, "What is on the mount"). The only module that builds
@@ -110,12 +110,41 @@ export class Layout {
 
 /**
  * Temporary files are hidden (leading dot, so `ls` and fast-glob skip them) and name their
- * writer: `.<final name>~<node id>~<sequence>.tmp`. Whoever takes over a dead node's hosts
- * removes them (DESIGN invariant 4). `~` separates the parts: it appears in no final name and
- * in no node id.
+ * writer: `.<final name>~<node id>~<process tag><sequence>.tmp` (docs/protocol.md,
+ * "Invariants" 1 and 4). Whoever takes over a dead node's hosts removes them; tempOwner
+ * parses them. `~` separates the parts: it appears in no final name and in no node id. The
+ * format only: every writer takes its names from nextTempName.
  */
 export function tempName(finalName: string, nodeId: string, seq: number): string {
   return `.${finalName}~${nodeId}~${PROCESS_TAG}${seq.toString(36)}.tmp`;
+}
+
+/** The one sequence of temporary names of this process: atomic writes, exclusive creates, leases moved aside. */
+let tempSequence = 0;
+
+/**
+ * A new temporary name (tempName) for a file named `finalName` written by `nodeId`: no two
+ * calls of this process, whichever module makes them, get the same name (temporary files are
+ * created exclusively).
+ */
+export function nextTempName(finalName: string, nodeId: string): string {
+  return tempName(finalName, nodeId, tempSequence++);
+}
+
+/** nextTempName for the file at `path`, in its directory (a temporary file is renamed or linked into place). */
+export function nextTempPath(path: string, nodeId: string): string {
+  return join(dirname(path), nextTempName(basename(path), nodeId));
+}
+
+/**
+ * The claim to take over the lease at `leasePath` whose token is `token`:
+ * `.<host>.lease.<token>~takeover~0.tmp`, the same name for every node, so that exactly one
+ * creates it (docs/protocol.md, "Who crawls what"). A temporary name (tempOwner reads
+ * `takeover`), left for the temp sweeper.
+ */
+export function takeoverClaimPath(leasePath: string, token: string): string {
+  const safeToken = token.replace(/[^A-Za-z0-9-]/g, '').slice(0, 64);
+  return join(dirname(leasePath), `.${basename(leasePath)}.${safeToken}~takeover~0.tmp`);
 }
 
 /**

@@ -51,8 +51,8 @@ export function readWhole(path: string, options: { shortReadEnds?: boolean } = {
   });
 }
 
-/** How many times a file that does not validate is read again before giving up. */
-const VALIDATE_ATTEMPTS = 4;
+/** How many times a file that does not validate is read before giving up (here and in the reseed's record readers). */
+export const VALIDATE_ATTEMPTS = 4;
 
 /**
  * Reads a JSON file that another node may replace at any moment, and returns what `check`

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../config/crawl-config.js';
 import { writeFileAtomic } from './atomic-write.js';
 import type { Layout } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
@@ -21,12 +22,38 @@ export interface RunState {
   readonly queued?: number;
   /** URLs known but left on disk because the frontier was full (the next reseed finds them). */
   readonly leftOnDisk?: number;
+  /**
+   * The run's --max-attempts: `status` judges which errs records are final by it, as that run
+   * did (src/frontier/retry-policy.ts isFinal). Absent in files of older versions.
+   */
+  readonly maxAttempts?: number;
+}
+
+/** The --max-attempts a reader of the data directory judges errs records final by, and where it came from. */
+export interface JudgedMaxAttempts {
+  readonly value: number;
+  readonly from: 'option' | 'last run' | 'default';
+}
+
+/**
+ * The --max-attempts by which `status` and `report` judge which errs records are final
+ * (src/frontier/retry-policy.ts isFinal, as the crawler does): the one `given`, else the last
+ * run's (`run`, its run state), else the crawl's default.
+ */
+export function judgedMaxAttempts(given: number | undefined, run: RunState | undefined): JudgedMaxAttempts {
+  if (given !== undefined) return { value: given, from: 'option' };
+  if (run?.maxAttempts !== undefined) return { value: run.maxAttempts, from: 'last run' };
+  return { value: DEFAULTS.maxAttempts, from: 'default' };
 }
 
 function asRunState(value: unknown): RunState {
   const v = value as Partial<RunState> | null;
   if (v === null || typeof v !== 'object' || !['running', 'complete', 'stopped'].includes(String(v.state))) {
     throw new TypeError('not a run state');
+  }
+  if (v.maxAttempts !== undefined && !(Number.isInteger(v.maxAttempts) && v.maxAttempts >= 1)) {
+    const { maxAttempts: _, ...rest } = v;
+    return rest as RunState;
   }
   return v as RunState;
 }

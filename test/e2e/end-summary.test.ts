@@ -37,7 +37,7 @@ describe('the end summary counts errs records as a full read of the data directo
       const expectSame = async (what: string, run: Awaited<ReturnType<typeof runCli>>): Promise<Holdings> => {
         assert.equal(run.code, 0, run.stderr);
         const summary = jsonSummary<{ dataDirectory: { pages: number; errors: Holdings['errors'] } }>(run);
-        const full = await readHoldings(new Layout(data.path));
+        const full = await readHoldings(new Layout(data.path), 2);
         assert.deepEqual(summary.dataDirectory, { pages: full.pages, errors: full.errors }, what);
         return full;
       };
@@ -60,7 +60,7 @@ describe('the end summary counts errs records as a full read of the data directo
       const seeds = [0, 1, 2, 3].map((i) => site.url(i, '/'));
       const run = await runCli(['crawl', ...seeds, '--data', data.path, '--processes', '2', '--max-attempts', '2', ...FAST]);
       assert.equal(run.code, 0, run.stderr);
-      const full = await readHoldings(new Layout(data.path));
+      const full = await readHoldings(new Layout(data.path), 2);
       assert.equal(full.pages, 8);
       assert.deepEqual(full.errors.byCode, { HTTP_404: 4, HTTP_503: 4, ROBOTS_DISALLOWED: 4 });
       assert.ok(run.stderr.split('\n').includes(`mountcrawl: ${holdingsLine(full)}`), `${holdingsLine(full)}\n${run.stderr}`);

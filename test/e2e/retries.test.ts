@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LoopbackSite } from '../../src/site/site-server.js';
@@ -151,5 +151,52 @@ describe('a transient failure left from an earlier run', () => {
     const second = await runCli([...args, '--max-attempts', '3'], { timeoutMs: 15_000 });
     assert.equal(second.code, 0, second.stderr);
     assert.equal(site.count(site.url(0, '/later.html')), 1, 'a final errs record is done');
+  });
+});
+
+// A record written under one --max-attempts and read under another: the crawler and `status`
+// judge it by the same rule (src/frontier/retry-policy.ts isFinal), with the same limit.
+describe('an errs record not final, after --max-attempts was lowered to its attempts', () => {
+  let site: LoopbackSite;
+  let data: { path: string; cleanup: () => Promise<void> };
+
+  before(async () => {
+    data = await tempDir();
+    site = await startRoutedSite([{ '/': pageRoute(['/down.html']), '/down.html': statusRoute(503) }]);
+  });
+  after(async () => {
+    await site?.close();
+    await data?.cleanup();
+  });
+
+  test('the crawler leaves it alone, status and report count it final; a higher limit tries it again', { timeout: 40_000 }, async () => {
+    const args = ['crawl', site.url(0, '/'), '--data', data.path, ...FAST];
+    const down = filesOf(site.url(0, '/down.html'));
+    assert.equal((await runCli([...args, '--max-attempts', '1'], { timeoutMs: 15_000 })).code, 0);
+    // As a run with --max-attempts 3 stopped after two attempts would have left it.
+    const e = await readJson<ErrsRecord>(data.path, down.errs);
+    writeFileSync(join(data.path, down.errs), JSON.stringify({ ...e, final: false, attempts: 2, nextAttemptAt: e.lastAt }));
+    const status = async (...extra: string[]) => {
+      const r = await runCli(['status', '--data', data.path, '--json', '--no-wait', ...extra]);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as { errors: { final: number }; maxAttempts: { value: number; from: string } };
+    };
+
+    const lowered = await runCli([...args, '--max-attempts', '2'], { timeoutMs: 15_000 });
+    assert.equal(lowered.code, 0, lowered.stderr);
+    assert.equal(site.count(site.url(0, '/down.html')), 1, 'at its limit: not requested');
+    assert.match(lowered.stderr, /1 errors \(1 final: HTTP_503 1\)/, lowered.stderr);
+    const after2 = await status();
+    assert.deepEqual([after2.errors.final, after2.maxAttempts], [1, { value: 2, from: 'last run' }]);
+    assert.equal((await status('--max-attempts', '3')).errors.final, 0, 'one attempt left under 3');
+    const report = await runCli(['report', '--data', data.path, '--json']);
+    assert.equal(report.code, 0, report.stderr);
+    assert.equal((JSON.parse(report.stdout) as { totals: { errorsFinal: number } }).totals.errorsFinal, 1, 'report counts as status');
+
+    const raised = await runCli([...args, '--max-attempts', '3'], { timeoutMs: 15_000 });
+    assert.equal(raised.code, 0, raised.stderr);
+    assert.equal(site.count(site.url(0, '/down.html')), 2, 'its third attempt');
+    assert.equal((await readJson<ErrsRecord>(data.path, down.errs)).attempts, 3);
+    assert.equal((await status()).errors.final, 1);
   });
 });

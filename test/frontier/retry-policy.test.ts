@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nextRetryDelay, type RetryRules } from '../../src/frontier/retry-policy.js';
+import { attemptsAfterFailure, attemptsLeft, isFinal, nextRetryDelay, type RetryRules } from '../../src/frontier/retry-policy.js';
 
 const RULES: RetryRules = { maxAttempts: 5, retryBaseMs: 1_000, retryMaxMs: 10_000 };
 
@@ -39,4 +39,34 @@ test('Retry-After does not make a final failure retryable', () => {
 
 test('attempt 0 (nothing failed yet) waits the base', () => {
   assert.equal(nextRetryDelay(0, RULES), 1_000);
+});
+
+test('attemptsLeft: the limit less the attempts so far; 0 when written final, whatever the limit', () => {
+  assert.equal(attemptsLeft({ final: false, attempts: 1 }, 3), 2);
+  assert.equal(attemptsLeft({ final: false, attempts: 2 }, 3), 1);
+  assert.equal(attemptsLeft({ final: false, attempts: 3 }, 3), 0);
+  assert.equal(attemptsLeft({ final: true, attempts: 1 }, 10), 0, 'a final record is not reopened by a higher limit');
+});
+
+test('isFinal: a record not final when written is final under a limit lowered to (or below) its attempts', () => {
+  const rec = { final: false, attempts: 2 };
+  assert.equal(isFinal(rec, 3), false);
+  assert.equal(isFinal(rec, 2), true);
+  assert.equal(isFinal(rec, 1), true);
+  assert.equal(isFinal({ final: true, attempts: 1 }, 3), true);
+});
+
+test('nextRetryDelay gives up exactly when the record it writes would be final under the same limit', () => {
+  for (let attempts = 1; attempts <= 6; attempts++) {
+    assert.equal(
+      nextRetryDelay(attempts, RULES) === undefined,
+      isFinal({ final: false, attempts }, RULES.maxAttempts),
+      `attempts ${attempts}`,
+    );
+  }
+});
+
+test('attemptsAfterFailure: one more than the record before, 1 without one', () => {
+  assert.equal(attemptsAfterFailure(undefined), 1);
+  assert.equal(attemptsAfterFailure({ final: false, attempts: 2 }), 3);
 });

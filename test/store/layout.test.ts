@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { DIRS, Layout, MARKER_FILE, tempName, tempOwner } from '../../src/store/layout.js';
+import { DIRS, Layout, MARKER_FILE, nextTempName, nextTempPath, takeoverClaimPath, tempName, tempOwner } from '../../src/store/layout.js';
 
 const KEY = '599370d5687c3fd078c314add6d37c2d714e57a5d9157d4a703cfcc0';
 
@@ -84,6 +84,30 @@ describe('tempName and tempOwner', () => {
       '',
     ];
     for (const name of notTemp) assert.equal(tempOwner(name), undefined, name);
+  });
+});
+
+describe('nextTempName, nextTempPath and takeoverClaimPath', () => {
+  test('one sequence for every writer of the process: never the same name twice, whichever file it is for', () => {
+    const names = [nextTempName('x.json', 'n1'), nextTempName('x.json', 'n1'), nextTempName('x.json', 'n1')];
+    const inDir = nextTempPath('/data/links/h/x.json', 'n1');
+    assert.equal(inDir.slice(0, '/data/links/h/'.length), '/data/links/h/');
+    names.push(inDir.slice('/data/links/h/'.length));
+    assert.equal(new Set(names).size, 4);
+    for (const name of names) {
+      assert.match(name, /^\.x\.json~n1~[0-9a-z]{7,}\.tmp$/);
+      assert.equal(tempOwner(name), 'n1');
+    }
+  });
+
+  test('the takeover claim of a lease: one name for every node, as docs/protocol.md spells it', () => {
+    assert.equal(takeoverClaimPath('/d/hosts/example.com.lease', 'ab-12'), '/d/hosts/.example.com.lease.ab-12~takeover~0.tmp');
+    assert.equal(
+      takeoverClaimPath('/d/hosts/h.lease', 'a/b c_d'),
+      '/d/hosts/.h.lease.abcd~takeover~0.tmp',
+      'only letters, digits and dashes',
+    );
+    assert.equal(tempOwner('.h.lease.abcd~takeover~0.tmp'), 'takeover', 'a temporary name: the sweeper removes it');
   });
 });
 
