@@ -2,7 +2,8 @@ import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { CrawlStats } from '../progress/stats.js';
 import { Ring } from '../util/ring.js';
-import type { HostState, QueueItem } from './host-state.js';
+import type { HostState } from './host-state.js';
+import type { QueueItem } from './host-queue.js';
 
 /** What the frontier tells the node (it calls no other part). */
 export interface FrontierEvents {

@@ -3,23 +3,8 @@ import type { RobotsRules } from '../fetch/robots.js';
 import type { ErrsRecord } from '../store/records.js';
 import { KeySet } from '../url/key-set.js';
 import { ErrsTally, type HostErrs } from '../store/errs-tally.js';
-import { HostQueue } from './host-queue.js';
+import { HostQueue, type QueueItem, type RetryItem } from './host-queue.js';
 import { Politeness, type PolitenessRules } from './politeness.js';
-
-/** A URL waiting in a host's queue. */
-export interface QueueItem {
-  readonly url: string;
-  readonly key: string;
-  readonly depth: number;
-  /** Its place in the host's queue (docs/hooks.md, `priority`); minus the depth when absent. */
-  readonly priority?: number;
-}
-
-/** A URL that failed transiently and waits for its next attempt. */
-export interface RetryItem extends QueueItem {
-  /** Monotonic time of the next attempt. */
-  readonly dueAt: number;
-}
 
 /**
  * Where a host stands in this node:

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HostState, type QueueItem } from '../../src/frontier/host-state.js';
+import { HostState } from '../../src/frontier/host-state.js';
+import type { QueueItem } from '../../src/frontier/host-queue.js';
 
 const RULES = { perHost: 2, delayMs: 1_000, crawlDelayCapMs: 30_000 };
 const item = (n: number, depth = 1): QueueItem => ({ url: `http://example.org/${n}`, key: `k${n}`, depth });
