@@ -357,7 +357,7 @@ export class CrawlNode {
 
   /** Where received hand-offs go: the admission chain, with the hosts as the frontier holds them. */
   #handoffTarget(p: Parts): HandoffFrontier {
-    return { offer: (url, hostDir, depth) => p.admission.offer(url, hostDir, depth), hosts: p.frontier.hosts };
+    return { offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth), hosts: p.frontier.hosts };
   }
 
   /** True while something is queued or in flight (queued includes hosts waiting for a lease, a listing or robots.txt). */
@@ -406,7 +406,7 @@ export class CrawlNode {
     return {
       wantsHost: (hostDir) => p.admission.wantsHost(hostDir),
       prepareHosts: async (hostDirs) => {
-        for (const dir of hostDirs) p.keeper.adopt(dir, undefined);
+        for (const dir of hostDirs) p.admission.want(dir);
         await Promise.all([...p.frontier.hosts.values()].map((h) => h.loaded));
       },
       addSeed: (raw) => {

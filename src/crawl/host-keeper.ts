@@ -11,7 +11,7 @@ import type { HostStore } from '../store/host-store.js';
 import { nextRetryDelay } from '../frontier/retry-policy.js';
 import { buildErrsRecord } from '../commit/build-records.js';
 import type { Frontier } from '../frontier/frontier.js';
-import { HostState } from '../frontier/host-state.js';
+import type { HostState } from '../frontier/host-state.js';
 import { leaveAloneAtFirstContact } from '../frontier/first-contact.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
@@ -70,16 +70,9 @@ export class HostKeeper {
     this.#d = deps;
   }
 
-  /** Starts managing a host this node owns; returns its state at once (lease and listing follow). */
-  adopt(hostDir: string, url: string | undefined): HostState {
-    const hosts = this.#d.frontier.hosts;
-    const existing = hosts.get(hostDir);
-    if (existing) return existing;
-    const host = new HostState(hostDir, this.#d.config);
-    if (url !== undefined) host.knowOrigin(url);
-    hosts.set(hostDir, host);
+  /** A host this node owns is wanted (Admission.want, at its first use): takes its lease and reads its listing. */
+  hostWanted(host: HostState): void {
     host.loaded = this.#take(host).catch((err) => this.#d.onStoreError(err));
-    return host;
   }
 
   /**
@@ -210,7 +203,7 @@ export class HostKeeper {
       await this.#d.recrawler?.forget(host.dir, why === 'moved' && hadLease);
       if (why === 'moved' && hadLease) await leases.release(host.dir).catch(() => undefined);
       else leases.forget(host.dir);
-      frontier.hosts.delete(host.dir);
+      frontier.forget(host.dir);
       stats.hostsOwned = frontier.readyCount();
     };
     if (host.politeness.inFlight === 0) return finish();
@@ -251,11 +244,11 @@ export class HostKeeper {
    */
   async releaseOrphanLeases(): Promise<void> {
     const { leases, log } = this.#d;
-    const hosts = this.#d.frontier.hosts;
+    const frontier = this.#d.frontier;
     for (const dir of [...leases.held()]) {
-      const host = hosts.get(dir);
+      const host = frontier.hosts.get(dir);
       if (host !== undefined && (host.phase !== 'releasing' || host.politeness.inFlight > 0)) continue;
-      if (host !== undefined) hosts.delete(dir);
+      if (host !== undefined) frontier.forget(dir);
       log.warn('releasing a lease no host needed', { host: dir });
       await leases.release(dir).catch(() => undefined);
     }

@@ -2,7 +2,7 @@ import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { CrawlStats } from '../progress/stats.js';
 import { Ring } from '../util/ring.js';
-import type { HostState } from './host-state.js';
+import { HostState } from './host-state.js';
 import type { QueueItem } from './host-queue.js';
 
 /** What the frontier tells the node (it calls no other part). */
@@ -31,14 +31,36 @@ export type Next = { readonly kind: 'page'; readonly host: HostState; readonly i
  * What may enter is decided before, by the admission chain (src/frontier/admission/).
  */
 export class Frontier {
-  /** Every host this node manages, by host directory. */
-  readonly hosts = new Map<string, HostState>();
+  readonly #hosts = new Map<string, HostState>();
   readonly #deps: FrontierDeps;
   readonly #ring = new Ring<HostState>();
   #queued = 0;
 
   constructor(deps: FrontierDeps) {
     this.#deps = deps;
+  }
+
+  /** Every host this node manages, by host directory. */
+  get hosts(): ReadonlyMap<string, HostState> {
+    return this.#hosts;
+  }
+
+  /**
+   * The state of a host, made at its first use (it learns its origin from `url`);
+   * `created` when it is new: the host is wanted (Admission.want) and must be taken.
+   */
+  hostFor(hostDir: string, url: string | undefined): { host: HostState; created: boolean } {
+    const existing = this.#hosts.get(hostDir);
+    if (existing) return { host: existing, created: false };
+    const host = new HostState(hostDir, this.#deps.config);
+    if (url !== undefined) host.knowOrigin(url);
+    this.#hosts.set(hostDir, host);
+    return { host, created: true };
+  }
+
+  /** Forgets a host this node let go (after its requests in flight), or a lease no host needed. */
+  forget(hostDir: string): void {
+    this.#hosts.delete(hostDir);
   }
 
   /** URLs queued in memory (retries waiting for their time not included). */

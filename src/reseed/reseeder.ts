@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import fg from 'fast-glob';
 import type { Clock } from '../config/clock.js';
+import type { OfferResult } from '../frontier/admission/admission.js';
 import type { Layout } from '../store/layout.js';
 import { readJsonValidated, readWhole } from '../store/read-whole.js';
 import { asLinksRecord } from '../store/records.js';
@@ -34,8 +35,6 @@ export interface ReseedSink {
   /** A wanted host that a node which left done had (docs/protocol.md, "Leaving done"): a reseed that is not full neither adopts it nor reads its records. */
   quiet?(hostDir: string): boolean;
 }
-
-export type OfferResult = 'queued' | 'known' | 'full';
 
 /**
  * Which links/<host> directories a reseed that is not full looks at (docs/protocol.md,

@@ -71,6 +71,22 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(await inboxFiles('o'), [], 'read and removed');
   });
 
+  test('an offer answered later (the --hook priority) is waited for: queued counts, and a full one keeps its file', async () => {
+    const out = outbox('w', { [A]: 'o' });
+    out.add(url(A, '/1'), A, 1);
+    await out.flush();
+    const { sink, offered } = recordingSink([A], { full: true });
+    const later: InboxSink = { ...sink, offer: (u, h, d) => Promise.resolve().then(() => sink.offer(u, h, d)) };
+    const kept = await new HandoffInbox(layout, 'o').read(later);
+    assert.equal(kept.kept, 1);
+    assert.equal((await inboxFiles('o')).length, 1, 'the file stays while the frontier is full');
+    sink.full = false;
+    const s = await new HandoffInbox(layout, 'o').read(later);
+    assert.equal(s.queued, 1);
+    assert.deepEqual(offered, [url(A, '/1')]);
+    assert.deepEqual(await inboxFiles('o'), []);
+  });
+
   test('a batch is due once its oldest link has waited the given time, and not after it was written', async () => {
     const out = outbox('w', { [A]: 'o' });
     assert.equal(out.due(1000), false, 'nothing waits');

@@ -46,6 +46,7 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
     wake: () => undefined,
     reseeder: { unsettle: (hostDir) => void unsettled.push(hostDir), markRead: (hostDir, key) => void markedRead.push(`${hostDir}/${key}`) },
   });
+  r.onHostWanted((host) => keeper.hostWanted(host));
   return { ...r, store, leases, keeper, asked, errors, unsettled, markedRead };
 }
 
@@ -69,7 +70,7 @@ function slowAcquire(leases: Leases): { calls: number; most: number } {
 }
 
 describe('HostKeeper', () => {
-  test('adopt takes the lease, reads the listing (done set), and makes the host ready', async () => {
+  test('a wanted host is taken: its lease, its listing (done set), then it is ready', async () => {
     const r = await keeperRig({});
     const done = `http://${A}/done`;
     await r.store.writePage(A, urlKey(done), null, {
@@ -81,21 +82,21 @@ describe('HostKeeper', () => {
       node: 'n1',
       links: [],
     } as never);
-    const host = r.keeper.adopt(A, `http://${A}/`);
+    const host = r.admission.want(A, `http://${A}/`);
     assert.equal(host.phase, 'acquiring');
     assert.equal(host.origin, `http://${A}`);
     await host.loaded;
     assert.equal(host.phase, 'ready');
     assert.deepEqual([...r.leases.held()], [A]);
     assert.equal(host.isDone(urlKey(done)), true);
-    assert.equal(r.keeper.adopt(A, undefined), host, 'one state per host');
+    assert.equal(r.admission.want(A), host, 'one state per host');
     assert.deepEqual(r.errors, []);
   });
 
   test('hosts are taken a few at a time: the first are ready before the last are taken, and one let go while waiting takes no lease', async () => {
     const r = await keeperRig({});
     const acquiring = slowAcquire(r.leases);
-    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.keeper.adopt(`h${i}.example`, `http://h${i}.example/`));
+    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.admission.want(`h${i}.example`, `http://h${i}.example/`));
     const last = hosts.at(-1)!;
     await r.keeper.letGo(last, 'moved');
     await hosts[0]!.loaded;
@@ -112,7 +113,7 @@ describe('HostKeeper', () => {
   test('close: takes waiting for their turn are dropped and those under way end, so no lease is taken after the exit releases them', async () => {
     const r = await keeperRig({});
     const acquiring = slowAcquire(r.leases);
-    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.keeper.adopt(`h${i}.example`, `http://h${i}.example/`));
+    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.admission.want(`h${i}.example`, `http://h${i}.example/`));
     await r.keeper.close(5_000);
     assert.equal(acquiring.calls, TAKE_PARALLELISM, 'only the takes under way took a lease');
     await r.leases.releaseAll();
@@ -135,7 +136,7 @@ describe('HostKeeper', () => {
     for (const dir of [lent, own]) {
       const url = `http://${dir}/done`;
       await r.store.writePage(dir, urlKey(url), null, { v: RECORD_VERSION, url, depth: 0, status: 200, fetchedAt: new Date(r.clock.now()).toISOString(), node: 'n2', links: [] } as never);
-      const host = r.keeper.adopt(dir, `http://${dir}/`);
+      const host = r.admission.want(dir, `http://${dir}/`);
       await host.loaded;
       assert.equal(host.phase, 'ready');
       assert.equal(host.isDone(urlKey(url)), true);
@@ -162,7 +163,7 @@ describe('HostKeeper', () => {
 
   test('a host that moved is let go after its requests in flight end; then its lease is released', async () => {
     const r = await keeperRig({});
-    const host = r.keeper.adopt(A, `http://${A}/`);
+    const host = r.admission.want(A, `http://${A}/`);
     await host.loaded;
     host.politeness.started(r.clock.monotonic());
     r.keeper.letGo(host, 'moved');

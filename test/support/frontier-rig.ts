@@ -3,7 +3,7 @@ import { DEFAULTS, type CrawlConfig } from '../../src/config/crawl-config.js';
 import { ALLOW_ALL } from '../../src/fetch/robots.js';
 import { Admission } from '../../src/frontier/admission/admission.js';
 import { Frontier } from '../../src/frontier/frontier.js';
-import { HostState } from '../../src/frontier/host-state.js';
+import type { HostState } from '../../src/frontier/host-state.js';
 import { ScopeFilter } from '../../src/frontier/scope.js';
 import { CrawlStats } from '../../src/progress/stats.js';
 import { DEFAULT_NORMALIZE_OPTIONS } from '../../src/url/normalize.js';
@@ -65,16 +65,11 @@ export function frontierRig(
     nodePump = fn;
   };
   const frontier = new Frontier({ config: cfg, clock, stats, events: { workReady: () => nodePump(), wake: () => runner.wakes++ } });
+  // Hosts wanted by admission (HostKeeper.hostWanted listens in a node); onHostWanted adds a listener.
   const adopted: string[] = [];
-  const keeper = {
-    adopt(hostDir: string): HostState {
-      const known = frontier.hosts.get(hostDir);
-      if (known) return known;
-      adopted.push(hostDir);
-      const host = new HostState(hostDir, cfg);
-      frontier.hosts.set(hostDir, host);
-      return host;
-    },
+  let wanted = (_host: HostState): void => undefined;
+  const onHostWanted = (fn: (host: HostState) => void): void => {
+    wanted = fn;
   };
   const failures: unknown[] = [];
   const admission = new Admission({
@@ -84,7 +79,12 @@ export function frontierRig(
     ownership,
     ...(opts.filter ? { filter: opts.filter, filterFailed: (err: unknown) => failures.push(err) } : {}),
     frontier,
-    keeper,
+    events: {
+      hostWanted: (host) => {
+        adopted.push(host.dir);
+        wanted(host);
+      },
+    },
   });
   /** Makes a host ready to send (as HostKeeper does after its lease, listing and robots.txt). */
   const ready = (hostDir: string): HostState => {
@@ -94,5 +94,5 @@ export function frontierRig(
     frontier.schedule(host);
     return host;
   };
-  return { cfg, frontier, admission, runner, stats, clock, adopted, ready, failures, usePump };
+  return { cfg, frontier, admission, runner, stats, clock, adopted, ready, failures, usePump, onHostWanted };
 }

@@ -14,6 +14,17 @@ describe('Admission.offer: links and seeds', () => {
     assert.equal(frontier.queued, 1);
   });
 
+  test('want makes a host once and says it is wanted once (the listener takes it); no I/O of its own', () => {
+    const { admission, frontier, adopted } = frontierRig();
+    const host = admission.want(A, `http://${A}/x`);
+    assert.equal(host.origin, `http://${A}`);
+    assert.equal(host.phase, 'acquiring', 'nothing took it: the rig only records the wish');
+    assert.equal(admission.want(A), host);
+    assert.equal(admission.offer(`http://${A}/y`, A, 1), 'queued');
+    assert.deepEqual(adopted, [A]);
+    assert.equal(frontier.hosts.get(A), host);
+  });
+
   test('cuts what is too deep, out of scope, a trap, over a budget, and counts it', () => {
     const { admission, stats } = frontierRig({ maxDepth: 2, maxPagesPerHost: 3, maxPagesPerPattern: 2 });
     assert.equal(admission.offer(`http://${A}/deep`, A, 3), 'known');
