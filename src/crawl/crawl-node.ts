@@ -407,7 +407,7 @@ export class CrawlNode {
       wantsHost: (hostDir) => p.admission.wantsHost(hostDir),
       prepareHosts: async (hostDirs) => {
         for (const dir of hostDirs) p.admission.want(dir);
-        await Promise.all([...p.frontier.hosts.values()].map((h) => h.loaded));
+        await p.keeper.allLoaded();
       },
       addSeed: (raw) => {
         const r = normalizeUrl(raw, undefined, p.normalize);

@@ -85,7 +85,7 @@ describe('HostKeeper', () => {
     const host = r.admission.want(A, `http://${A}/`);
     assert.equal(host.phase, 'acquiring');
     assert.equal(host.origin, `http://${A}`);
-    await host.loaded;
+    await r.keeper.loaded(host);
     assert.equal(host.phase, 'ready');
     assert.deepEqual([...r.leases.held()], [A]);
     assert.equal(host.isDone(urlKey(done)), true);
@@ -99,10 +99,10 @@ describe('HostKeeper', () => {
     const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.admission.want(`h${i}.example`, `http://h${i}.example/`));
     const last = hosts.at(-1)!;
     await r.keeper.letGo(last, 'moved');
-    await hosts[0]!.loaded;
+    await r.keeper.loaded(hosts[0]!);
     assert.equal(hosts[0]!.phase, 'ready');
     assert.equal(hosts[2 * TAKE_PARALLELISM]!.phase, 'acquiring', 'a host of the third batch waits for its turn');
-    await Promise.all(hosts.map((h) => h.loaded));
+    await Promise.all(hosts.map((h) => r.keeper.loaded(h)));
     assert.equal(acquiring.most, TAKE_PARALLELISM);
     assert.ok(hosts.slice(0, -1).every((h) => h.phase === 'ready'));
     assert.equal(r.leases.holds(last.dir), false);
@@ -117,7 +117,7 @@ describe('HostKeeper', () => {
     await r.keeper.close(5_000);
     assert.equal(acquiring.calls, TAKE_PARALLELISM, 'only the takes under way took a lease');
     await r.leases.releaseAll();
-    await Promise.all(hosts.map((h) => h.loaded));
+    await Promise.all(hosts.map((h) => r.keeper.loaded(h)));
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(acquiring.calls, TAKE_PARALLELISM);
     assert.deepEqual([...r.leases.held()], []);
@@ -137,7 +137,7 @@ describe('HostKeeper', () => {
       const url = `http://${dir}/done`;
       await r.store.writePage(dir, urlKey(url), null, { v: RECORD_VERSION, url, depth: 0, status: 200, fetchedAt: new Date(r.clock.now()).toISOString(), node: 'n2', links: [] } as never);
       const host = r.admission.want(dir, `http://${dir}/`);
-      await host.loaded;
+      await r.keeper.loaded(host);
       assert.equal(host.phase, 'ready');
       assert.equal(host.isDone(urlKey(url)), true);
     }
@@ -148,7 +148,7 @@ describe('HostKeeper', () => {
     const r = await keeperRig({ [`http://${A}/robots.txt`]: [503, {}] }, { maxAttempts: 2 });
     r.admission.offer(`http://${A}/1`, A, 0);
     const host = r.frontier.hosts.get(A)!;
-    await host.loaded;
+    await r.keeper.loaded(host);
     await r.keeper.fetchRobots(host);
     assert.equal(host.robotsFailures, 1);
     assert.equal(host.robotsRetryAt, r.clock.monotonic() + 1_000, 'base back-off');
@@ -164,12 +164,12 @@ describe('HostKeeper', () => {
   test('a host that moved is let go after its requests in flight end; then its lease is released', async () => {
     const r = await keeperRig({});
     const host = r.admission.want(A, `http://${A}/`);
-    await host.loaded;
-    host.politeness.started(r.clock.monotonic());
+    await r.keeper.loaded(host);
+    host.beginRequest(r.clock.monotonic());
     r.keeper.letGo(host, 'moved');
     assert.equal(host.phase, 'releasing');
     assert.deepEqual([...r.leases.held()], [A], 'held while a request is in flight');
-    r.keeper.requestEnded(host, 'ok');
+    host.endRequest('ok');
     for (let i = 0; i < 2_000 && r.frontier.hosts.has(A); i++) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(r.frontier.hosts.has(A), false);
     assert.deepEqual([...r.leases.held()], []);

@@ -100,6 +100,36 @@ describe('HostState', () => {
     assert.equal(h.errsOf('k0'), undefined);
   });
 
+  test('a request takes the politeness slot (beginRequest) and gives it back (endRequest); the gap counts from its start', () => {
+    const h = new HostState('example.org', RULES);
+    assert.equal(h.beginRequest(5_000), -Infinity, 'no start before');
+    assert.equal(h.inFlight, 1);
+    assert.equal(h.politeness.nextStartAt(5_000), 6_000, '--delay 1 s after the start');
+    h.endRequest('ok');
+    assert.equal(h.inFlight, 0);
+    const previous = h.beginRequest(6_000);
+    h.sentNothing(previous);
+    h.endRequest('ok');
+    assert.equal(h.politeness.nextStartAt(6_000), 6_000, 'a request that sent nothing takes no turn');
+    h.pauseUntil(9_000);
+    assert.equal(h.politeness.nextStartAt(6_000), 9_000, 'Retry-After');
+  });
+
+  test('whenIdle runs once, when the last request in flight ends', () => {
+    const h = new HostState('example.org', RULES);
+    h.beginRequest(0);
+    h.beginRequest(0);
+    let idle = 0;
+    h.whenIdle(() => idle++);
+    h.endRequest('ok');
+    assert.equal(idle, 0, 'one still in flight');
+    h.endRequest('transient');
+    assert.equal(idle, 1);
+    h.beginRequest(10_000);
+    h.endRequest('ok');
+    assert.equal(idle, 1, 'once');
+  });
+
   test('releasing is the last phase', () => {
     const h = new HostState('example.org', RULES);
     assert.equal(h.moveTo('ready'), true);

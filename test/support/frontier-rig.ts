@@ -55,7 +55,7 @@ export function frontierRig(
       if (next.kind === 'robots') runner.robots.push(next.host.dir);
       else {
         runner.started.push(next.item.url);
-        next.host.politeness.started(clock.monotonic());
+        next.host.beginRequest(clock.monotonic());
       }
     }
   };
