@@ -1,4 +1,4 @@
-import type { SelfStatus } from '../cluster/membership.js';
+import type { SelfStatus } from '../cluster/self-record.js';
 import type { Ownership } from '../cluster/ownership.js';
 import type { Clock, Timer } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
