@@ -264,6 +264,32 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(offered, [url(A, '/orphan'), url(A, '/own')]);
   });
 
+  test('a host that went out while its --hook priority was asked takes nothing: the file stays', async () => {
+    const exchange = new HandoffExchange({
+      layout,
+      nodeId: 'r',
+      fsync: false,
+      clock,
+      ownership: new Ownership('r', 'host'),
+      scope: { hostInScope: () => true } as unknown as ScopeFilter,
+      stats: new CrawlStats(() => clock.monotonic()),
+    });
+    const out = outbox('w', { [A]: 'r' });
+    out.add(url(A, '/1'), A, 1);
+    await out.flush();
+    const hosts = new Map<string, { phase: string }>([[A, { phase: 'ready' }]]);
+    // As Admission.offerRanked with a priority hook: the host is let go before the answer, and the offer is refused.
+    const offer = () =>
+      Promise.resolve().then(() => {
+        hosts.set(A, { phase: 'releasing' });
+        return 'known' as const;
+      });
+    const r = await exchange.receive({ offer, hosts });
+    assert.equal(r.queued, 0);
+    assert.equal(r.kept, 1);
+    assert.equal((await inboxFiles('r')).length, 1, 'read again once the views agree');
+  });
+
   test('removeOwn: a node leaving removes its inbox when empty, keeps it with a file in it; a later writer makes it again', async () => {
     const w = outbox('w', { [A]: 'o' });
     w.add(url(A, '/1'), A, 1);

@@ -4,6 +4,7 @@ import { ALLOW_ALL } from '../../src/fetch/robots.js';
 import { Admission } from '../../src/frontier/admission/admission.js';
 import { Frontier } from '../../src/frontier/frontier.js';
 import type { HostState } from '../../src/frontier/host-state.js';
+import type { UrlPriority } from '../../src/hooks/url-priority.js';
 import { ScopeFilter } from '../../src/frontier/scope.js';
 import { CrawlStats } from '../../src/progress/stats.js';
 import { DEFAULT_NORMALIZE_OPTIONS } from '../../src/url/normalize.js';
@@ -39,7 +40,7 @@ export function frontierConfig(over: Partial<CrawlConfig> = {}): CrawlConfig {
  */
 export function frontierRig(
   over: Partial<CrawlConfig> = {},
-  opts: { seeds?: string[]; scope?: 'host' | 'any'; filter?: (url: string) => boolean } = {},
+  opts: { seeds?: string[]; scope?: 'host' | 'any'; filter?: (url: string) => boolean; priority?: UrlPriority } = {},
 ) {
   const cfg = frontierConfig(over);
   const clock = new FakeClock();
@@ -78,6 +79,7 @@ export function frontierRig(
     scope,
     ownership,
     ...(opts.filter ? { filter: opts.filter, filterFailed: (err: unknown) => failures.push(err) } : {}),
+    ...(opts.priority ? { priority: opts.priority } : {}),
     frontier,
     events: {
       hostWanted: (host) => {

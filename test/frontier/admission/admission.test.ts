@@ -90,6 +90,30 @@ describe('Admission.offer: links and seeds', () => {
   });
 });
 
+describe('Admission.offerRanked: the one way in, with the --hook priority', () => {
+  test('the hook ranks each URL offered; a URL known already is not given to it', async () => {
+    const asked: string[] = [];
+    const priority = async (url: string): Promise<number> => {
+      asked.push(url);
+      return url.endsWith('/first') ? 10 : 0;
+    };
+    const { admission, frontier, ready, runner } = frontierRig({}, { priority });
+    assert.equal(await admission.offerRanked(`http://${A}/later`, A, 1), 'queued');
+    assert.equal(await admission.offerRanked(`http://${A}/first`, A, 1), 'queued');
+    assert.equal(await admission.offerRanked(`http://${A}/first`, A, 1), 'known');
+    assert.deepEqual(asked, [`http://${A}/later`, `http://${A}/first`]);
+    assert.equal(frontier.queued, 2);
+    runner.room = 1;
+    ready(A);
+    assert.deepEqual(runner.started, [`http://${A}/first`], 'the higher priority first');
+  });
+
+  test('without a priority hook it answers at once (offer)', () => {
+    const { admission } = frontierRig();
+    assert.equal(admission.offerRanked(`http://${A}/x`, A, 1), 'queued');
+  });
+});
+
 describe('Admission.admitRedirect: the next hop of a redirect', () => {
   const hop = (path: string, depth = 1) => {
     const url = `http://${A}${path}`;
