@@ -85,7 +85,7 @@ describe('HostKeeper', () => {
     const host = r.admission.want(A, `http://${A}/`);
     assert.equal(host.phase, 'acquiring');
     assert.equal(host.origin, `http://${A}`);
-    await r.keeper.loaded(host);
+    await r.keeper.allLoaded(); // every host of the frontier: this one
     assert.equal(host.phase, 'ready');
     assert.deepEqual([...r.leases.held()], [A]);
     assert.equal(host.isDone(urlKey(done)), true);
