@@ -7,7 +7,10 @@ import { bootId } from './local-liveness.js';
 import type { NodeRecord, NodeState } from './node-record.js';
 
 /** What this node says about itself at each heartbeat. */
-export type SelfStatus = Pick<NodeRecord, 'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'queued' | 'inFlight' | 'rate' | 'spare' | 'wanting' | 'lent'>;
+export type SelfStatus = Pick<
+  NodeRecord,
+  'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'queued' | 'inFlight' | 'rate' | 'spare' | 'wanting' | 'lent'
+>;
 
 /**
  * This node's own record, nodes/<id>.json (docs/protocol.md, "Nodes and liveness"): its

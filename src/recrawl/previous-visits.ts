@@ -49,7 +49,15 @@ export class PreviousVisits {
     const prev = this.#previous.get(`${hostDir}/${key}`);
     const nowMs = clock.now();
     if (notModified && prev !== undefined) {
-      const r = withVisit(prev, { nowMs, status: record.status, changed: false, bytes: 0, policy, node: record.node, durationMs: record.durationMs });
+      const r = withVisit(prev, {
+        nowMs,
+        status: record.status,
+        changed: false,
+        bytes: 0,
+        policy,
+        node: record.node,
+        durationMs: record.durationMs,
+      });
       return { record: r, writeBody: false, changed: false };
     }
     const signature = body === null ? undefined : contentSignature(body);

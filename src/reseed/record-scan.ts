@@ -89,7 +89,12 @@ export async function scanRecords(hostDirs: readonly string[], o: ScanOptions): 
     const read = o.readOf(hostDir);
     // fast-glob streams the directory: its listing is never held whole, and reads start
     // while the listing goes on.
-    const stream = fg.stream(`${fg.escapePath(hostDir)}/*.json`, { cwd: o.layout.dir('links'), onlyFiles: true, dot: false, unique: false });
+    const stream = fg.stream(`${fg.escapePath(hostDir)}/*.json`, {
+      cwd: o.layout.dir('links'),
+      onlyFiles: true,
+      dot: false,
+      unique: false,
+    });
     let batch: Batch | undefined;
     try {
       for await (const entry of stream as AsyncIterable<string>) {
@@ -192,7 +197,14 @@ function offerLinks(links: readonly unknown[], depth: number, o: ScanOptions, me
 }
 
 /** Takes what a worker read of a batch of records, as readRecord does for one. */
-async function takeBatch(b: Batch, r: BatchResult, o: ScanOptions, memo: LinkMemo, incomplete: Set<string>, fail: (error: unknown) => void): Promise<void> {
+async function takeBatch(
+  b: Batch,
+  r: BatchResult,
+  o: ScanOptions,
+  memo: LinkMemo,
+  incomplete: Set<string>,
+  fail: (error: unknown) => void,
+): Promise<void> {
   for (let i = 0; i < r.results.length; i++) {
     const res = r.results[i]!;
     const key = b.keys[i]!;
