@@ -1,4 +1,5 @@
 import type { Clock } from '../config/clock.js';
+import type { OfferResult } from '../frontier/admission/admission.js';
 import type { ScopeFilter } from '../frontier/scope.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { Layout } from '../store/layout.js';
@@ -9,7 +10,8 @@ import type { Ownership } from './ownership.js';
 
 /** The part of the frontier a hand-off feeds. */
 export interface HandoffFrontier {
-  offer(url: string, hostDir: string, depth: number): 'queued' | 'known' | 'full';
+  /** Admission.offerRanked: the --hook priority may make the answer wait. */
+  offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
   readonly hosts: ReadonlyMap<string, { readonly phase: string }>;
 }
 
@@ -92,9 +94,14 @@ export class HandoffExchange {
       inScope: (hostDir: string) => scope.hostInScope(hostDir),
       owns: (hostDir: string) => ownership.ownsHost(hostDir),
       // A host on its way out (its lease was lost while this node's view still gives it the
-      // host) takes nothing now: the file stays and is read again once the views agree.
-      offer: (url: string, hostDir: string, depth: number) =>
-        frontier.hosts.get(hostDir)?.phase === 'releasing' ? ('full' as const) : frontier.offer(url, hostDir, depth),
+      // host) takes nothing now: the file stays and is read again once the views agree. So
+      // too when it went out while the --hook priority was asked.
+      offer: (url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult> => {
+        const releasing = (): boolean => frontier.hosts.get(hostDir)?.phase === 'releasing';
+        if (releasing()) return 'full';
+        const r = frontier.offer(url, hostDir, depth);
+        return typeof r === 'string' ? r : r.then((v) => (v === 'known' && releasing() ? 'full' : v));
+      },
       forward: (url: string, hostDir: string, depth: number) => this.outbox.forward(url, hostDir, depth),
       sent: () => this.outbox.flush(),
       lent: (lender: string, counter: number, hostDirs: readonly string[]) => {

@@ -2,6 +2,7 @@ import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempOwner, type Layout } from '../store/layout.js';
 import { readRecord } from '../store/read-record.js';
+import type { OfferResult } from '../frontier/admission/admission.js';
 import { mapLimit } from '../util/map-limit.js';
 import { asHandoff, isHandoffName } from './handoff-file.js';
 
@@ -11,8 +12,8 @@ export interface InboxSink {
   inScope(hostDir: string): boolean;
   /** This node crawls the host (by its current view of the live nodes). */
   owns(hostDir: string): boolean;
-  /** Offers a link of an owned host to the frontier. */
-  offer(url: string, hostDir: string, depth: number): 'queued' | 'known' | 'full';
+  /** Offers a link of an owned host to the frontier (the --hook priority may make the answer wait). */
+  offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
   /** A link of a host this node does not own (any more): sent on to its owner. */
   forward(url: string, hostDir: string, depth: number): void;
   /**
@@ -135,7 +136,8 @@ export class HandoffInbox {
             stats.forwarded++;
             continue;
           }
-          const r = sink.offer(url, hostDir, depth);
+          const offered = sink.offer(url, hostDir, depth);
+          const r = typeof offered === 'string' ? offered : await offered;
           if (r === 'queued') stats.queued++;
           else if (r === 'full') complete = false;
         }

@@ -1,16 +1,12 @@
-import { readdir, stat, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { readdir, unlink } from 'node:fs/promises';
 import type { Clock } from '../config/clock.js';
-import { writeFileAtomic } from '../store/atomic-write.js';
 import { tempOwner, type Layout } from '../store/layout.js';
 import { join } from 'node:path';
 import { readRecord } from '../store/read-record.js';
 import { readJsonValidated } from '../store/read-whole.js';
-import { bootId, isDeadLocalProcess } from './local-liveness.js';
+import { isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
-
-/** What this node says about itself at each heartbeat. */
-export type SelfStatus = Pick<NodeRecord, 'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'queued' | 'inFlight' | 'rate' | 'spare' | 'wanting' | 'lent'>;
+import { SelfRecord, type SelfStatus } from './self-record.js';
 
 /** Another node as this node sees it. */
 interface Peer {
@@ -40,12 +36,8 @@ export class Membership {
   readonly #options: MembershipOptions;
   readonly #clock: Clock;
   readonly #peers = new Map<string, Peer>();
-  readonly #startedAt = new Date().toISOString();
-  #counter = 0;
-  #idleEpoch = 0;
-  #selfIdleSince: number | undefined;
-  #lastBeatOk: number;
-  #serverTime: { mtimeMs: number; at: number } | undefined;
+  /** This node's own record. */
+  readonly #self: SelfRecord;
   #observations = 0;
   /** Nodes that left the live set since the last `takeDepartures`, by how they left. */
   #departed = { done: new Set<string>(), lost: new Set<string>() };
@@ -56,7 +48,7 @@ export class Membership {
     this.#layout = layout;
     this.#options = options;
     this.#clock = deps.clock;
-    this.#lastBeatOk = deps.clock.monotonic();
+    this.#self = new SelfRecord(layout, options, deps.clock);
   }
 
   get nodeId(): string {
@@ -65,63 +57,37 @@ export class Membership {
 
   /** Monotonic time of the last heartbeat that reached the mount. */
   get lastBeatOk(): number {
-    return this.#lastBeatOk;
+    return this.#self.lastBeatOk;
+  }
+
+  /** The mount's clock as last seen (SelfRecord.serverTime). */
+  get serverTime(): { mtimeMs: number; at: number } | undefined {
+    return this.#self.serverTime;
+  }
+
+  /** The counter of the latest record this node wrote. */
+  get counter(): number {
+    return this.#self.counter;
+  }
+
+  /** Notes this node's state at once (SelfRecord.setState). */
+  setState(state: NodeState): void {
+    this.#self.setState(state);
+  }
+
+  /** Writes this node's record. Throws what the file system throws. */
+  beat(status: SelfStatus): Promise<void> {
+    return this.#self.beat(status);
+  }
+
+  /** Removes this node's record (graceful exit): others stop counting it at their next read. */
+  leave(): Promise<void> {
+    return this.#self.leave();
   }
 
   /** How many times the nodes directory has been read. */
   get observations(): number {
     return this.#observations;
-  }
-
-  /**
-   * The mount's clock as last seen (the mtime the server gave our heartbeat file) and the
-   * monotonic time it was read at: a lower bound of the server's time for what follows.
-   */
-  get serverTime(): { mtimeMs: number; at: number } | undefined {
-    return this.#serverTime;
-  }
-
-  /**
-   * Notes this node's state at once (the next beat publishes it): idle starts a new idle
-   * epoch, anything else ends it.
-   */
-  setState(state: NodeState): void {
-    if (state === 'idle') {
-      if (this.#selfIdleSince === undefined) {
-        this.#selfIdleSince = this.#clock.monotonic();
-        this.#idleEpoch++;
-      }
-    } else {
-      this.#selfIdleSince = undefined;
-    }
-  }
-
-  /** Writes this node's record. Throws what the file system throws. */
-  async beat(status: SelfStatus): Promise<void> {
-    const now = this.#clock.monotonic();
-    this.setState(status.state);
-    const record: NodeRecord = {
-      id: this.#options.nodeId,
-      counter: ++this.#counter,
-      idleEpoch: this.#idleEpoch,
-      hostname: hostname(),
-      pid: process.pid,
-      bootId: bootId(),
-      heartbeatMs: this.#options.heartbeatMs,
-      startedAt: this.#startedAt,
-      updatedAt: new Date(this.#clock.now()).toISOString(),
-      ...status,
-    };
-    const path = this.#layout.node(this.#options.nodeId);
-    await writeFileAtomic(path, `${JSON.stringify(record, null, 1)}\n`, { nodeId: this.#options.nodeId, fsync: false });
-    this.#lastBeatOk = this.#clock.monotonic();
-    const s = await stat(path);
-    this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
-  }
-
-  /** The counter of the latest record this node wrote. */
-  get counter(): number {
-    return this.#counter;
   }
 
   /** Reads every node record and updates who is alive. Returns true when the live set changed. */
@@ -272,7 +238,7 @@ export class Membership {
    * without a break, or undefined when one of them is not idle.
    */
   allIdleSince(): number | undefined {
-    let since = this.#selfIdleSince;
+    let since = this.#self.idleSince;
     if (since === undefined) return undefined;
     for (const peer of this.#peers.values()) {
       if (!peer.alive) continue;
@@ -288,7 +254,7 @@ export class Membership {
    * node is not idle, or when no peer or more than `most` are busy.
    */
   lastBusyPeers(most: number): string[] | undefined {
-    if (this.#selfIdleSince === undefined) return undefined;
+    if (this.#self.idleSince === undefined) return undefined;
     const busy: string[] = [];
     for (const [id, peer] of this.#peers) {
       if (!peer.alive || peer.idleSeenSince !== undefined) continue;
@@ -312,11 +278,6 @@ export class Membership {
     if (read.kind === 'torn') throw read.error;
     const now = read.value;
     return now.state !== seen.state || now.idleEpoch !== seen.idleEpoch;
-  }
-
-  /** Removes this node's record (graceful exit): others stop counting it at their next read. */
-  async leave(): Promise<void> {
-    await unlink(this.#layout.node(this.#options.nodeId)).catch(() => undefined);
   }
 
   /**

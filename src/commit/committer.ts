@@ -129,7 +129,7 @@ export class Committer {
     host.errsRecorded(target.key, record);
     stats.countError(failure.code, record.final);
     if (failure.retryAfterMs !== undefined) {
-      host.politeness.pauseUntil(clock.monotonic() + Math.min(failure.retryAfterMs, config.retryMaxMs));
+      host.pauseUntil(clock.monotonic() + Math.min(failure.retryAfterMs, config.retryMaxMs));
     }
     if (revisit !== null) {
       recrawler!.failed(host, { url: target.url, key: target.key, depth: target.depth }, retryIn);

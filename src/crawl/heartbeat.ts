@@ -1,4 +1,4 @@
-import type { SelfStatus } from '../cluster/membership.js';
+import type { SelfStatus } from '../cluster/self-record.js';
 import type { Ownership } from '../cluster/ownership.js';
 import type { Clock, Timer } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
@@ -7,9 +7,9 @@ import type { CrawlStats } from '../progress/stats.js';
 import { removeLeftTemps } from '../store/left-temps.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
-import type { HostState } from '../frontier/host-state.js';
-import { chooseLends, demand, lendingShare, MAX_LENDS_PER_BEAT, MAX_LENT, spareSlots } from './host-lending.js';
+import { demand, spareSlots } from './host-lending.js';
 import type { Parts } from './node-parts.js';
+import { hostLoads, SurplusLender } from './surplus-lender.js';
 
 /** Every how many heartbeats stale temp files in shared directories are swept. */
 const SWEEP_EVERY = 300;
@@ -71,11 +71,12 @@ export class Heartbeat {
   #closed = false;
   /** Closes WARC files left open by nodes that died, on any machine (docs/warc.md). */
   #warcSweeper: DeadWarcSweeper | undefined;
-  /** Peer id -> its record counter when this node last lent it a host (#lendSurplus). */
-  readonly #lentAt = new Map<string, number>();
+  /** Lends hosts when this node has more work than request slots (docs/protocol.md, "Lending hosts"). */
+  readonly #lender: SurplusLender;
 
   constructor(deps: HeartbeatDeps) {
     this.#d = deps;
+    this.#lender = new SurplusLender({ ...deps, stopping: () => deps.events.stopping(), fenced: () => this.fenced() });
   }
 
   /** Starts beating every --heartbeat (the first STARTUP_BEATS sooner). */
@@ -108,7 +109,7 @@ export class Heartbeat {
   status(state: string): SelfStatus {
     const { stats, parts, config, ownership } = this.#d;
     const lent = ownership.ownLends();
-    const used = demand(this.#loads(), config.perHost);
+    const used = demand(hostLoads(this.#d.parts.frontier), config.perHost);
     return {
       state: state as SelfStatus['state'],
       round: stats.round,
@@ -122,72 +123,6 @@ export class Heartbeat {
       wanting: Math.max(0, used - config.concurrency),
       ...(lent && { lent }),
     };
-  }
-
-  /** The hosts that take or will take request slots: all but those on their way out or blocked by another's lease. */
-  *#loads(): Iterable<{ dir: string; queued: number; inFlight: number }> {
-    for (const h of this.#d.parts.frontier.hosts.values()) {
-      if (h.phase === 'releasing' || h.phase === 'blocked') continue;
-      yield { dir: h.dir, queued: h.queued, inFlight: h.politeness.inFlight };
-    }
-  }
-
-  /**
-   * Lending hosts (docs/protocol.md, "Lending hosts"): when this node's hosts want more
-   * request slots than it has, and more than the cluster's even balance (lendingShare), it
-   * lends hosts waiting for one (owned by rendezvous, lease held, nothing in flight, queue
-   * long enough) to live peers whose records say they are below that balance, at most once
-   * per two of a peer's heartbeats. Each lent host's queue goes into the outbox at once, in a
-   * file to the borrower that names the lend as of the next record (so that a mount that fails
-   * now loses nothing: the outbox keeps what it could not write), and the host is let go (its
-   * lease released) before that record is written.
-   * Returns how many hosts it lent.
-   */
-  async #lendSurplus(): Promise<number> {
-    const { config, ownership, stats, events } = this.#d;
-    const p = this.#d.parts;
-    const handoffs = p.handoffs;
-    if (config.lend === false || ownership.partition !== 'host' || handoffs === undefined) return 0;
-    if (this.#ticks <= STARTUP_BEATS || this.fenced() || events.stopping() || p.guard.fault || p.requests.unwritten > 0) return 0;
-    // A link that did not fit in memory is found again by this node's reseeds of its own records: it stays put.
-    if (stats.cut.frontierFull > 0 || ownership.lentCount >= MAX_LENT) return 0;
-    const balance = demand(this.#loads(), config.perHost) - config.concurrency;
-    if (balance <= 0) return 0;
-    const peers = p.membership.livePeers().filter((r) => r.state === 'crawling' || r.state === 'idle' || r.state === 'waiting');
-    const { surplus, peers: share } = lendingShare(config.nodeId, [
-      { id: config.nodeId, balance, canBorrow: false },
-      ...peers.map((r) => {
-        const at = this.#lentAt.get(r.id);
-        return { id: r.id, balance: (r.wanting ?? 0) - (r.spare ?? 0), canBorrow: at === undefined || r.counter >= at + 2 };
-      }),
-    ]);
-    if (share.length === 0) return 0;
-    const hosts: HostState[] = [];
-    for (const h of p.frontier.hosts.values()) {
-      if (h.phase !== 'ready' || h.politeness.inFlight > 0 || h.retries.length > 0 || h.robots === undefined || h.leaseLost) continue;
-      if (ownership.rendezvousOwner(h.dir) === config.nodeId) hosts.push(h);
-    }
-    const chosen = chooseLends({
-      surplus,
-      perHost: config.perHost,
-      hosts,
-      peers: share,
-      most: Math.min(MAX_LENDS_PER_BEAT, MAX_LENT - ownership.lentCount),
-    });
-    const released: Promise<void>[] = [];
-    for (const { host: dir, borrower } of chosen) {
-      const host = p.frontier.hosts.get(dir)!;
-      const items = p.frontier.dropHost(host);
-      ownership.lend(dir, borrower);
-      handoffs.lent(borrower, dir, items, p.membership.counter + 1);
-      released.push(p.keeper.letGo(host, 'moved'));
-      this.#lentAt.set(borrower, p.membership.recordOf(borrower)?.counter ?? 0);
-    }
-    if (chosen.length === 0) return 0;
-    this.#d.log.info('lent hosts', { hosts: chosen.length, to: [...new Set(chosen.map((l) => l.borrower))].join(' ') });
-    stats.hostsLent += chosen.length;
-    await Promise.all(released);
-    return chosen.length;
   }
 
   /**
@@ -258,7 +193,8 @@ export class Heartbeat {
       this.#ticks++;
       const wasFenced = this.fenced();
       await p.guard.checkMarker();
-      const lent = await this.#lendSurplus();
+      // No lending in the first heartbeats: nodes started together have not seen each other yet.
+      const lent = this.#ticks <= STARTUP_BEATS ? 0 : await this.#lender.lend();
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
       // The lent hosts' queues go now, after the record that names the lends: borrowers wait for them.
       if (lent > 0) await p.handoffs?.outbox.flush();

@@ -9,7 +9,7 @@ import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import { isFinal } from '../frontier/retry-policy.js';
 import type { Frontier } from '../frontier/frontier.js';
-import { HostState } from '../frontier/host-state.js';
+import type { HostState } from '../frontier/host-state.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
 
@@ -61,21 +61,26 @@ export class HostKeeper {
   readonly #waitingToTake: (() => void)[] = [];
   /** The node is leaving: no more hosts are taken. */
   #closed = false;
+  /** Settles when a host's lease and listing step is over (whatever its outcome). */
+  readonly #loaded = new WeakMap<HostState, Promise<void>>();
 
   constructor(deps: HostKeeperDeps) {
     this.#d = deps;
   }
 
-  /** Starts managing a host this node owns; returns its state at once (lease and listing follow). */
-  adopt(hostDir: string, url: string | undefined): HostState {
-    const hosts = this.#d.frontier.hosts;
-    const existing = hosts.get(hostDir);
-    if (existing) return existing;
-    const host = new HostState(hostDir, this.#d.config);
-    if (url !== undefined) host.knowOrigin(url);
-    hosts.set(hostDir, host);
-    host.loaded = this.#take(host).catch((err) => this.#d.onStoreError(err));
-    return host;
+  /** A host this node owns is wanted (Admission.want, at its first use): takes its lease and reads its listing. */
+  hostWanted(host: HostState): void {
+    this.#loaded.set(host, this.#take(host).catch((err) => this.#d.onStoreError(err)));
+  }
+
+  /** Settles when the host's lease and listing step is over, whatever its outcome. */
+  loaded(host: HostState): Promise<void> {
+    return this.#loaded.get(host) ?? Promise.resolve();
+  }
+
+  /** Settles when the lease and listing step of every host of the frontier is over. */
+  async allLoaded(): Promise<void> {
+    await Promise.all([...this.#d.frontier.hosts.values()].map((h) => this.loaded(h)));
   }
 
   /**
@@ -85,19 +90,19 @@ export class HostKeeper {
    */
   async close(waitMs: number): Promise<void> {
     this.#closed = true;
-    const { clock, frontier } = this.#d;
+    const { clock } = this.#d;
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = clock.setTimeout(resolve, waitMs);
     });
-    await Promise.race([Promise.all([...frontier.hosts.values()].map((h) => h.loaded)), waited]);
+    await Promise.race([this.allLoaded(), waited]);
     clock.clearTimeout(timer);
   }
 
   /** Tries again for hosts whose lease a live node held (it lets go once it sees it is not the owner). */
   retryBlocked(): void {
     for (const host of this.#d.frontier.hosts.values()) {
-      if (host.phase === 'blocked') host.loaded = this.#take(host).catch((err) => this.#d.onStoreError(err));
+      if (host.phase === 'blocked') this.hostWanted(host);
     }
   }
 
@@ -206,12 +211,12 @@ export class HostKeeper {
       await this.#d.recrawler?.forget(host.dir, why === 'moved' && hadLease);
       if (why === 'moved' && hadLease) await leases.release(host.dir).catch(() => undefined);
       else leases.forget(host.dir);
-      frontier.hosts.delete(host.dir);
+      frontier.forget(host.dir);
       stats.hostsOwned = frontier.readyCount();
     };
-    if (host.politeness.inFlight === 0) return finish();
+    if (host.inFlight === 0) return finish();
     return new Promise<void>((resolve) => {
-      host.onIdle = () => finish().finally(resolve);
+      host.whenIdle(() => void finish().finally(resolve));
     });
   }
 
@@ -247,23 +252,13 @@ export class HostKeeper {
    */
   async releaseOrphanLeases(): Promise<void> {
     const { leases, log } = this.#d;
-    const hosts = this.#d.frontier.hosts;
+    const frontier = this.#d.frontier;
     for (const dir of [...leases.held()]) {
-      const host = hosts.get(dir);
-      if (host !== undefined && (host.phase !== 'releasing' || host.politeness.inFlight > 0)) continue;
-      if (host !== undefined) hosts.delete(dir);
+      const host = frontier.hosts.get(dir);
+      if (host !== undefined && (host.phase !== 'releasing' || host.inFlight > 0)) continue;
+      if (host !== undefined) frontier.forget(dir);
       log.warn('releasing a lease no host needed', { host: dir });
       await leases.release(dir).catch(() => undefined);
-    }
-  }
-
-  /** Every request to a host (page or robots.txt) ends here: politeness, then a pending hand-over. */
-  requestEnded(host: HostState, outcome: 'ok' | 'transient' | 'final'): void {
-    host.politeness.finished(outcome);
-    if (host.politeness.inFlight === 0 && host.onIdle) {
-      const f = host.onIdle;
-      host.onIdle = undefined;
-      void f();
     }
   }
 }

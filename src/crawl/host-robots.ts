@@ -27,8 +27,6 @@ export interface HostRobotsDeps {
   readonly frontier: Frontier;
   /** Sitemaps (docs/sitemaps.md): found when robots.txt is known, before the queue starts. */
   readonly sitemaps?: Sitemaps | undefined;
-  /** Every request to a host ends there (politeness, a pending hand-over): src/crawl/host-keeper.ts. */
-  requestEnded(host: HostState, outcome: 'ok' | 'transient' | 'final'): void;
   readonly onStoreError: (err: unknown) => void;
   readonly wake: () => void;
 }
@@ -58,7 +56,7 @@ export class HostRobots {
       return;
     }
     host.robotsStarted();
-    host.politeness.started(clock.monotonic());
+    host.beginRequest(clock.monotonic());
     let outcome: 'ok' | 'transient' = 'ok';
     try {
       stats.requests++;
@@ -84,7 +82,7 @@ export class HostRobots {
         this.#d.onStoreError(err);
       }
     } finally {
-      this.#d.requestEnded(host, outcome);
+      host.endRequest(outcome);
     }
     this.#d.frontier.schedule(host);
     this.#d.wake();

@@ -1,4 +1,4 @@
-import type { SelfStatus } from '../cluster/membership.js';
+import type { SelfStatus } from '../cluster/self-record.js';
 import type { Parts } from './node-parts.js';
 import { nothingInHand } from './work-left.js';
 

@@ -121,7 +121,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
   // Sitemaps (docs/sitemaps.md) when any were asked for; sitemaps/ on the mount may hold other nodes' --sitemap URLs.
   const sitemaps: Sitemaps | undefined =
     config.sitemapsFromRobots === true || (config.sitemapUrls ?? []).length > 0 || (await hasSitemapSeeds(layout))
-      ? new Sitemaps({ layout, clock, log, normalize, fromRobots: config.sitemapsFromRobots === true, recrawler, offer: (u: string, h: string, d: number): unknown => admission.offer(u, h, d) })
+      ? new Sitemaps({ layout, clock, log, normalize, fromRobots: config.sitemapsFromRobots === true, recrawler, offer: (u: string, h: string, d: number): unknown => offerQuietly(admission, u, h, d, control) })
       : undefined;
   const keeper = new HostKeeper({
     recrawler,
@@ -154,7 +154,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
       : { filter: (url: string) => filters.every((m) => m.filter!(url)), filterFailed: (err: unknown) => hookFailed({ stats, log }, 'filter', err) }),
     ...(priority === undefined ? {} : { priority }),
     frontier,
-    keeper,
+    events: { hostWanted: (host) => keeper.hostWanted(host) },
   });
   const committer = new Committer({
     config,
@@ -192,7 +192,6 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     pipeline: { fetcher: env.fetcher, middleware, signal: abort.signal },
     frontier,
     sitemaps,
-    requestEnded: (host, outcome) => keeper.requestEnded(host, outcome),
     onStoreError: (err) => control.onStoreError(err),
     wake: () => control.wake(),
   });
@@ -219,4 +218,14 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     sitemaps,
   });
   return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, extractor, handoffs, recrawler };
+}
+
+/**
+ * A sitemap's URL offered through the one way in (Admission.offerRanked, which applies the
+ * --hook priority); its result is not waited for, so a failure is the node's to handle.
+ */
+function offerQuietly(admission: Admission, url: string, hostDir: string, depth: number, control: NodeControl): unknown {
+  const r = admission.offerRanked(url, hostDir, depth);
+  if (typeof r !== 'string') r.catch((err: unknown) => control.onStoreError(err));
+  return r;
 }

@@ -14,7 +14,8 @@ import type { PageOutcome, Target } from '../fetch/page-outcome.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostKeeper } from './host-keeper.js';
 import type { HostRobots } from './host-robots.js';
-import type { HostState, QueueItem } from '../frontier/host-state.js';
+import type { HostState } from '../frontier/host-state.js';
+import type { QueueItem } from '../frontier/host-queue.js';
 import type { MiddlewareChain } from '../hooks/middleware-chain.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
@@ -155,13 +156,13 @@ export class RequestRunner {
     this.#d.extractor?.start();
   }
 
-  /** Starts `item` of `host` now (its politeness slot is taken here). */
+  /** Starts `item` of `host` now: it takes the host's politeness slot, given back when #run ends. */
   #start(host: HostState, item: QueueItem, now: number): void {
     const target: Target = { ...item, hostDir: host.dir };
     this.#inFlight++;
     this.#fetched++;
     host.countFetch(1);
-    const previousStart = host.politeness.started(now);
+    const previousStart = host.beginRequest(now);
     this.#track(this.#run(host, item, target, previousStart));
   }
 
@@ -237,7 +238,7 @@ export class RequestRunner {
         // not a fetch (--max-pages) and takes no turn in the host's politeness.
         host.countFetch(-1);
         this.#fetched--;
-        host.politeness.sentNothing(previousStart);
+        host.sentNothing(previousStart);
       }
       const first = outcome.commits[0]!;
       if (first.type === 'error') kind = first.failure.kind;
@@ -267,7 +268,7 @@ export class RequestRunner {
       d.control.onStoreError(err);
     } finally {
       this.#inFlight--;
-      d.keeper.requestEnded(host, kind);
+      host.endRequest(kind);
       this.#ended(host);
     }
   }
@@ -281,9 +282,9 @@ export class RequestRunner {
 
   /** Waits until the host's politeness allows the next hop of a redirect chain. */
   async #pace(host: HostState): Promise<void> {
-    const wait = host.politeness.hopWaitMs(this.#d.clock.monotonic());
+    const wait = host.hopWaitMs(this.#d.clock.monotonic());
     if (wait > 0) await new Promise<void>((resolve) => this.#d.clock.setTimeout(resolve, wait));
-    host.politeness.hopStarted(this.#d.clock.monotonic());
+    host.hopStarted(this.#d.clock.monotonic());
   }
 
   /** Writes what fetching a URL came to (and, for a sitemap, what it says beyond its links). */

@@ -1,8 +1,9 @@
-import type { Clock } from '../config/clock.js';
+import type { Clock, Timer } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { CrawlStats } from '../progress/stats.js';
 import { Ring } from '../util/ring.js';
-import type { HostState, QueueItem } from './host-state.js';
+import { HostState } from './host-state.js';
+import type { QueueItem } from './host-queue.js';
 
 /** What the frontier tells the node (it calls no other part). */
 export interface FrontierEvents {
@@ -30,14 +31,42 @@ export type Next = { readonly kind: 'page'; readonly host: HostState; readonly i
  * What may enter is decided before, by the admission chain (src/frontier/admission/).
  */
 export class Frontier {
-  /** Every host this node manages, by host directory. */
-  readonly hosts = new Map<string, HostState>();
+  readonly #hosts = new Map<string, HostState>();
   readonly #deps: FrontierDeps;
   readonly #ring = new Ring<HostState>();
+  /** Hosts in the ready ring. */
+  readonly #inRing = new Set<HostState>();
+  /** Timers that wake a host when politeness or robots.txt lets it send again. */
+  readonly #wakeTimers = new Map<HostState, Timer>();
+  /** Timers that queue a host's next retry when it is due. */
+  readonly #retryTimers = new Map<HostState, Timer>();
   #queued = 0;
 
   constructor(deps: FrontierDeps) {
     this.#deps = deps;
+  }
+
+  /** Every host this node manages, by host directory. */
+  get hosts(): ReadonlyMap<string, HostState> {
+    return this.#hosts;
+  }
+
+  /**
+   * The state of a host, made at its first use (it learns its origin from `url`);
+   * `created` when it is new: the host is wanted (Admission.want) and must be taken.
+   */
+  hostFor(hostDir: string, url: string | undefined): { host: HostState; created: boolean } {
+    const existing = this.#hosts.get(hostDir);
+    if (existing) return { host: existing, created: false };
+    const host = new HostState(hostDir, this.#deps.config);
+    if (url !== undefined) host.knowOrigin(url);
+    this.#hosts.set(hostDir, host);
+    return { host, created: true };
+  }
+
+  /** Forgets a host this node let go (after its requests in flight), or a lease no host needed. */
+  forget(hostDir: string): void {
+    this.#hosts.delete(hostDir);
   }
 
   /** URLs queued in memory (retries waiting for their time not included). */
@@ -103,8 +132,8 @@ export class Frontier {
 
   /** Puts a host in the ready ring (if it has work) and tells the node that work may start. */
   schedule(host: HostState): void {
-    if (!host.inRing && host.phase === 'ready' && host.queued > 0) {
-      host.inRing = true;
+    if (!this.#inRing.has(host) && host.phase === 'ready' && host.queued > 0) {
+      this.#inRing.add(host);
       this.#ring.push(host);
     }
     this.#deps.events.workReady();
@@ -117,7 +146,7 @@ export class Frontier {
   next(now: number): Next | undefined {
     while (this.#ring.length > 0) {
       const host = this.#ring.shift()!;
-      host.inRing = false;
+      this.#inRing.delete(host);
       if (host.phase !== 'ready' || host.queued === 0) continue;
       if (host.robots === undefined) {
         // Its queue waits for robots.txt; the fetch schedules the host again when it is done.
@@ -138,7 +167,7 @@ export class Frontier {
       const item = host.shift()!;
       this.#queued--;
       if (host.queued > 0) {
-        host.inRing = true;
+        this.#inRing.add(host);
         this.#ring.push(host);
       }
       return { kind: 'page', host, item };
@@ -153,33 +182,35 @@ export class Frontier {
 
   #wakeAt(host: HostState, at: number): void {
     const { clock } = this.#deps;
-    clock.clearTimeout(host.wakeTimer);
-    host.wakeTimer = clock.setTimeout(() => {
-      host.wakeTimer = undefined;
+    clock.clearTimeout(this.#wakeTimers.get(host));
+    const timer = clock.setTimeout(() => {
+      this.#wakeTimers.delete(host);
       this.schedule(host);
     }, Math.max(1, at - clock.monotonic()));
+    this.#wakeTimers.set(host, timer);
   }
 
   #armRetryTimer(host: HostState): void {
     const { clock } = this.#deps;
     const at = host.nextRetryAt();
     if (at === Infinity) return;
-    clock.clearTimeout(host.retryTimer);
-    host.retryTimer = clock.setTimeout(() => {
-      host.retryTimer = undefined;
+    clock.clearTimeout(this.#retryTimers.get(host));
+    const timer = clock.setTimeout(() => {
+      this.#retryTimers.delete(host);
       if (host.phase !== 'ready') return;
       this.#queued += host.promoteDueRetries(clock.monotonic());
       this.#armRetryTimer(host);
       this.schedule(host);
       this.#deps.events.wake();
     }, Math.max(0, at - clock.monotonic()));
+    this.#retryTimers.set(host, timer);
   }
 
   #stopTimers(host: HostState): void {
     const { clock } = this.#deps;
-    clock.clearTimeout(host.wakeTimer);
-    clock.clearTimeout(host.retryTimer);
-    host.wakeTimer = undefined;
-    host.retryTimer = undefined;
+    clock.clearTimeout(this.#wakeTimers.get(host));
+    clock.clearTimeout(this.#retryTimers.get(host));
+    this.#wakeTimers.delete(host);
+    this.#retryTimers.delete(host);
   }
 }

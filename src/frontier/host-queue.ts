@@ -1,5 +1,19 @@
 import { defaultPriority } from '../hooks/url-priority.js';
-import type { QueueItem } from './host-state.js';
+
+/** A URL waiting in a host's queue. */
+export interface QueueItem {
+  readonly url: string;
+  readonly key: string;
+  readonly depth: number;
+  /** Its place in the host's queue (docs/hooks.md, `priority`); minus the depth when absent. */
+  readonly priority?: number;
+}
+
+/** A URL that failed transiently and waits for its next attempt. */
+export interface RetryItem extends QueueItem {
+  /** Monotonic time of the next attempt. */
+  readonly dueAt: number;
+}
 
 interface Entry {
   readonly item: QueueItem;

@@ -1,25 +1,9 @@
-import type { Timer } from '../config/clock.js';
 import type { RobotsRules } from '../fetch/robots.js';
 import type { ErrsRecord } from '../store/records.js';
 import { KeySet } from '../url/key-set.js';
 import { ErrsTally, type HostErrs } from '../store/errs-tally.js';
-import { HostQueue } from './host-queue.js';
-import { Politeness, type PolitenessRules } from './politeness.js';
-
-/** A URL waiting in a host's queue. */
-export interface QueueItem {
-  readonly url: string;
-  readonly key: string;
-  readonly depth: number;
-  /** Its place in the host's queue (docs/hooks.md, `priority`); minus the depth when absent. */
-  readonly priority?: number;
-}
-
-/** A URL that failed transiently and waits for its next attempt. */
-export interface RetryItem extends QueueItem {
-  /** Monotonic time of the next attempt. */
-  readonly dueAt: number;
-}
+import { HostWork } from './host-work.js';
+import { Politeness, type PolitenessRules, type PolitenessView } from './politeness.js';
 
 /**
  * Where a host stands in this node:
@@ -32,21 +16,19 @@ export type HostPhase = 'acquiring' | 'blocked' | 'loading' | 'ready' | 'releasi
 /**
  * Everything one node keeps in memory about one host it crawls (docs/architecture.md): the
  * done set (from one listing when the host was taken, then kept up to date by this node, the
- * only writer), the claims, the queue, the retries, the politeness state and robots rules.
+ * only writer), the claims, the queue and the retries (HostWork), the politeness slot and
+ * robots rules. The frontier makes it (Frontier.hostFor); others change it only through
+ * these methods.
  *
  * Its invariants are kept here, through methods: a key is claimed while it is queued,
  * retrying or in flight, and a claimed key is neither done nor offered again; a done key is
  * never claimed; `releasing` is the last phase.
  */
-export class HostState {
+export class HostState extends HostWork {
   readonly dir: string;
-  readonly politeness: Politeness;
+  readonly #politeness: Politeness;
   /** Keys with a links record or a final errs record (64-bit fingerprints: see KeySet). */
   readonly #done = new KeySet();
-  /** Keys queued, retrying or in flight: claimed by this node. */
-  readonly #claimed = new Set<string>();
-  readonly #retries: RetryItem[] = [];
-  readonly #queue = new HostQueue();
   readonly #shapes = new Map<string, number>();
   /** Errs records that are not final, by key: attempts so far. */
   readonly #errs = new Map<string, ErrsRecord>();
@@ -61,20 +43,13 @@ export class HostState {
   #robotsRetryAt = 0;
   #leaseLost = false;
   #gaveUp = false;
-  /** Settles when the lease and listing step is over (whatever its outcome). */
-  loaded: Promise<void> = Promise.resolve();
-  /** The frontier's: true while the host sits in its ready ring. */
-  inRing = false;
-  /** The frontier's: wakes the host when politeness or robots.txt lets it send again. */
-  wakeTimer: Timer | undefined;
-  /** The frontier's: queues the next retry when it is due. */
-  retryTimer: Timer | undefined;
-  /** Called once when the last in-flight request ends (to release a host that moved). */
-  onIdle: (() => Promise<void>) | undefined;
+  /** Called once when the last request in flight ends (to release a host that moved). */
+  #onIdle: (() => void) | undefined;
 
   constructor(dir: string, rules: PolitenessRules) {
+    super();
     this.dir = dir;
-    this.politeness = new Politeness(rules);
+    this.#politeness = new Politeness(rules);
   }
 
   // ---- phase ------------------------------------------------------------------------------
@@ -110,7 +85,7 @@ export class HostState {
 
   /** True when the key is done or claimed: offering it again would do nothing. */
   isKnown(key: string): boolean {
-    return this.#done.has(key) || this.#claimed.has(key);
+    return this.#done.has(key) || this.isClaimed(key);
   }
 
   /** Keys done (links record or final errs record) as far as this node knows. */
@@ -122,24 +97,10 @@ export class HostState {
     return this.#done.has(key);
   }
 
-  isClaimed(key: string): boolean {
-    return this.#claimed.has(key);
-  }
-
-  /** Claims a key (queued, retrying or in flight here). */
-  claim(key: string): void {
-    this.#claimed.add(key);
-  }
-
-  /** Gives a claim back (the URL was not done: stopped, moved, or the commit failed). */
-  release(key: string): void {
-    this.#claimed.delete(key);
-  }
-
   /** The key has a links record or a final errs record: done, no longer claimed or retried. */
   markDone(key: string): void {
     this.#done.add(key);
-    this.#claimed.delete(key);
+    this.release(key);
     this.#errs.delete(key);
   }
 
@@ -177,81 +138,58 @@ export class HostState {
     return this.#errsOnDisk.count(maxAttempts);
   }
 
-  // ---- the queue and the retries ----------------------------------------------------------
+  // ---- requests: the politeness slot, opened and closed here -------------------------------
 
-  get queued(): number {
-    return this.#queue.length;
+  /** How politeness stands for the host; it changes only through the methods below. */
+  get politeness(): PolitenessView {
+    return this.#politeness;
   }
 
-  /** Queues an item and claims its key; `first`: ahead of the others (HostQueue.push). */
-  push(item: QueueItem, first = false): void {
-    this.#claimed.add(item.key);
-    this.#queue.push(item, first);
-  }
-
-  shift(): QueueItem | undefined {
-    return this.#queue.shift();
-  }
-
-  /** Removes every queued item and retry, gives their claims back, and returns them. */
-  drain(): QueueItem[] {
-    const items = [...this.#queue.drain(), ...this.#retries.splice(0).map(({ dueAt: _, ...item }) => item)];
-    for (const item of items) this.#claimed.delete(item.key);
-    return items;
+  /** Requests to the host in flight (pages and robots.txt). */
+  get inFlight(): number {
+    return this.#politeness.inFlight;
   }
 
   /**
-   * Keeps only the queued items for which `keep` is true; returns the others, whose claims
-   * are given back unless they wait as retries.
+   * A request (a page or robots.txt) takes the host's politeness slot at `now`; returns the
+   * previous start (for `sentNothing`). Each `beginRequest` has one `endRequest`.
    */
-  filter(keep: (item: QueueItem) => boolean): QueueItem[] {
-    const dropped: QueueItem[] = [];
-    for (const item of this.#queue.drain()) {
-      if (keep(item)) this.#queue.push(item);
-      else dropped.push(item);
+  beginRequest(now: number): number {
+    return this.#politeness.started(now);
+  }
+
+  /** The request sent nothing (a --hook or robots.txt skipped it): the gap counts from `previousStart` again. */
+  sentNothing(previousStart: number): void {
+    this.#politeness.sentNothing(previousStart);
+  }
+
+  /** Milliseconds before the next hop of a redirect chain may go within the slot held (0: now). */
+  hopWaitMs(now: number): number {
+    return this.#politeness.hopWaitMs(now);
+  }
+
+  hopStarted(now: number): void {
+    this.#politeness.hopStarted(now);
+  }
+
+  /** No request before `until` (monotonic ms): a Retry-After. */
+  pauseUntil(until: number): void {
+    this.#politeness.pauseUntil(until);
+  }
+
+  /** A request ends: its slot is freed; when it was the last in flight, the idle handler runs (`whenIdle`). */
+  endRequest(outcome: 'ok' | 'transient' | 'final'): void {
+    this.#politeness.finished(outcome);
+    if (this.#politeness.inFlight === 0 && this.#onIdle) {
+      const f = this.#onIdle;
+      this.#onIdle = undefined;
+      f();
     }
-    for (const item of dropped) if (!this.#retries.some((r) => r.key === item.key)) this.#claimed.delete(item.key);
-    return dropped;
   }
 
-  get retries(): readonly RetryItem[] {
-    return this.#retries;
-  }
-
-  /** Claims a key that waits until `dueAt` (monotonic) for its next attempt. */
-  addRetry(item: QueueItem, dueAt: number): void {
-    this.#claimed.add(item.key);
-    this.#retries.push({ ...item, dueAt });
-  }
-
-  /** Removes the waiting retry of `key` (its claim stays); true when there was one. */
-  takeRetry(key: string): boolean {
-    const i = this.#retries.findIndex((r) => r.key === key);
-    if (i < 0) return false;
-    this.#retries.splice(i, 1);
-    return true;
-  }
-
-  /** Moves retries whose time has come into the queue; returns how many. */
-  promoteDueRetries(now: number): number {
-    let moved = 0;
-    for (let i = this.#retries.length - 1; i >= 0; i--) {
-      const r = this.#retries[i]!;
-      if (r.dueAt <= now) {
-        this.#retries.splice(i, 1);
-        const { dueAt: _, ...item } = r;
-        this.#queue.push(item);
-        moved++;
-      }
-    }
-    return moved;
-  }
-
-  /** Monotonic time of the earliest retry, or Infinity. */
-  nextRetryAt(): number {
-    let t = Infinity;
-    for (const r of this.#retries) t = Math.min(t, r.dueAt);
-    return t;
+  /** Runs `fn` once, when the last request in flight ends (a host let go waits for its requests). */
+  whenIdle(fn: () => void): void {
+    this.#onIdle = fn;
   }
 
   // ---- budgets ----------------------------------------------------------------------------
@@ -319,7 +257,7 @@ export class HostState {
     this.#robots = rules;
     this.#robotsLoading = false;
     this.#robotsFailures = 0;
-    this.politeness.setCrawlDelay(rules.crawlDelaySeconds);
+    this.#politeness.setCrawlDelay(rules.crawlDelaySeconds);
   }
 
   /** robots.txt was unavailable (or the fetch stopped); returns the failures in a row. */

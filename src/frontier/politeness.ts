@@ -11,6 +11,9 @@ export interface PolitenessRules {
 /** What makes a host wait before its next request. */
 export type PolitenessLimit = 'delay' | 'crawl-delay' | 'retry-after' | 'slowdown';
 
+/** What may be read of a host's politeness by those who do not change it (HostState changes it). */
+export type PolitenessView = Pick<Politeness, 'inFlight' | 'gapMs' | 'nextStartAt' | 'limit' | 'pausedUntil'>;
+
 /** Longest slow-down factor applied to a struggling host. */
 const MAX_SLOWDOWN = 64;
 

@@ -7,13 +7,10 @@ import type { HostState } from '../frontier/host-state.js';
 import type { Logger } from '../progress/logger.js';
 import type { Layout } from '../store/layout.js';
 import { readRecord } from '../store/read-record.js';
-import { readWhole } from '../store/read-whole.js';
 import { asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
 import type { RecrawlPolicy } from './recrawl-policy.js';
 import { loadSchedule, writeSchedule, type HostSchedule } from './schedule-file.js';
-import { contentSignature } from './signature.js';
-import { revisitBackoff } from './revisit-backoff.js';
-import { withVisit } from './visit-record.js';
+import { PreviousVisits, type PageRecord } from './previous-visits.js';
 
 /** A schedule is written at most this often per host while pages are committed. */
 const FLUSH_EVERY_MS = 5_000;
@@ -50,13 +47,14 @@ export type Preparation = { readonly due: true; readonly validators?: Validators
 export class Recrawler {
   readonly #d: RecrawlerDeps;
   readonly #books = new Map<string, HostBook>();
-  /** Previous links records of revisits in flight, by `host/key`. */
-  readonly #previous = new Map<string, LinksRecord>();
+  /** Previous links records of revisits in flight. */
+  readonly #previous: PreviousVisits;
   /** Keys in every book's `pending`: refill costs nothing while there are none. */
   #pendingTotal = 0;
 
   constructor(deps: RecrawlerDeps) {
     this.#d = deps;
+    this.#previous = new PreviousVisits(deps);
   }
 
   /**
@@ -129,7 +127,7 @@ export class Recrawler {
       this.#reschedule(host, key, { url: e.url, depth: e.depth, dueMs });
       return { due: false };
     }
-    this.#previous.set(`${host.dir}/${key}`, prev);
+    this.#previous.remember(host.dir, key, prev);
     const validators = {
       ...(prev.etag !== undefined ? { etag: prev.etag } : {}),
       ...(prev.lastModified !== undefined ? { lastModified: prev.lastModified } : {}),
@@ -141,51 +139,22 @@ export class Recrawler {
 
   /** Forgets the previous record of a revisit that will not be committed. */
   abandon(hostDir: string, key: string): void {
-    this.#previous.delete(`${hostDir}/${key}`);
+    this.#previous.abandon(hostDir, key);
   }
 
-  /**
-   * The links record to write for a fetched page, with its visit history, interval and due
-   * time, and whether its body must be written (false when the stored one stands: a 304 or
-   * the same signature).
-   */
-  async pageRecord(
-    hostDir: string,
-    key: string,
-    record: LinksRecord,
-    body: Buffer | null,
-    notModified: boolean,
-  ): Promise<{ record: LinksRecord; writeBody: boolean; changed: boolean }> {
-    const { policy, clock } = this.#d;
-    const prev = this.#previous.get(`${hostDir}/${key}`);
-    const nowMs = clock.now();
-    if (notModified && prev !== undefined) {
-      const r = withVisit(prev, { nowMs, status: record.status, changed: false, bytes: 0, policy, node: record.node, durationMs: record.durationMs });
-      return { record: r, writeBody: false, changed: false };
-    }
-    const signature = body === null ? undefined : contentSignature(body);
-    let changed = true;
-    if (prev !== undefined && signature !== undefined && prev.html !== null) {
-      const before = prev.signature ?? (await this.#storedSignature(prev.html));
-      changed = before !== signature;
-    } else if (prev !== undefined && body === null) {
-      // No body (a redirect, a non-HTML page): changed when where it leads or its status did.
-      changed = prev.status !== record.status || prev.finalUrl !== record.finalUrl || prev.html !== null;
-    }
-    const base: LinksRecord = {
-      ...record,
-      ...(signature !== undefined ? { signature } : {}),
-      ...(prev?.history !== undefined ? { history: prev.history } : {}),
-      ...(prev?.intervalMs !== undefined ? { intervalMs: prev.intervalMs } : {}),
-      ...(prev !== undefined && !changed && prev.changedAt !== undefined ? { changedAt: prev.changedAt } : {}),
-    };
-    const r = withVisit(base, { nowMs, status: record.status, changed, bytes: body?.length ?? 0, policy, first: prev === undefined });
-    return { record: r, writeBody: body !== null && changed, changed };
+  /** The links record to write for a fetched page (PreviousVisits.pageRecord). */
+  pageRecord(hostDir: string, key: string, record: LinksRecord, body: Buffer | null, notModified: boolean): Promise<PageRecord> {
+    return this.#previous.pageRecord(hostDir, key, record, body, notModified);
+  }
+
+  /** The wait before the next attempt of a revisit that failed (PreviousVisits.revisitRetry). */
+  revisitRetry(hostDir: string, key: string, failure: FetchFailure, attempts: number): number | undefined | null {
+    return this.#previous.revisitRetry(hostDir, key, failure, attempts);
   }
 
   /** After a page's record is written: its next visit is scheduled (and armed with --watch). */
   committed(host: HostState, record: LinksRecord, key: string): void {
-    this.#previous.delete(`${host.dir}/${key}`);
+    this.#previous.abandon(host.dir, key);
     const { clock, policy } = this.#d;
     // A sitemap is visited again after the shortest interval (docs/sitemaps.md): it is the cheap index of what changed.
     const dueMs = record.sitemap !== undefined ? clock.now() + policy.minMs : Date.parse(record.nextFetchAt ?? '') || clock.now() + policy.afterMs;
@@ -245,17 +214,6 @@ export class Recrawler {
     return n;
   }
 
-  /**
-   * The wait before the next attempt of a revisit that failed (2, 4, 8 times its interval),
-   * or undefined when it is retired (docs/recrawl.md). Not a revisit: null (the usual rules).
-   */
-  revisitRetry(hostDir: string, key: string, failure: FetchFailure, attempts: number): number | undefined | null {
-    const prev = this.#previous.get(`${hostDir}/${key}`);
-    if (prev === undefined) return null;
-    this.#previous.delete(`${hostDir}/${key}`);
-    return revisitBackoff(prev.intervalMs ?? this.#d.policy.afterMs, attempts, failure.status);
-  }
-
   /** After a revisit's errs record is written: with --watch it waits as a timed retry, without it is done for this run. */
   failed(host: HostState, item: { url: string; key: string; depth: number }, retryInMs: number | undefined): void {
     const book = this.#books.get(host.dir);
@@ -309,12 +267,4 @@ export class Recrawler {
     this.#books.delete(hostDir);
   }
 
-  /** The MD5 of a stored body (records written before signatures were kept). */
-  async #storedSignature(relativeHtml: string): Promise<string | undefined> {
-    try {
-      return contentSignature(await readWhole(`${this.#d.layout.root}/${relativeHtml}`));
-    } catch {
-      return undefined;
-    }
-  }
 }

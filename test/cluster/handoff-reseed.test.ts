@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { test } from 'node:test';
-import { Reseeder, type ReseedSink } from '../../src/reseed/reseeder.js';
+import type { ReseedSink } from '../../src/reseed/reseed-sink.js';
+import { Reseeder } from '../../src/reseed/reseeder.js';
 import { writeFileAtomic } from '../../src/store/atomic-write.js';
 import { openDataDir } from '../../src/store/data-dir.js';
 import { RECORD_VERSION, serializeRecord, type LinksRecord } from '../../src/store/records.js';

@@ -71,6 +71,22 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(await inboxFiles('o'), [], 'read and removed');
   });
 
+  test('an offer answered later (the --hook priority) is waited for: queued counts, and a full one keeps its file', async () => {
+    const out = outbox('w', { [A]: 'o' });
+    out.add(url(A, '/1'), A, 1);
+    await out.flush();
+    const { sink, offered } = recordingSink([A], { full: true });
+    const later: InboxSink = { ...sink, offer: (u, h, d) => Promise.resolve().then(() => sink.offer(u, h, d)) };
+    const kept = await new HandoffInbox(layout, 'o').read(later);
+    assert.equal(kept.kept, 1);
+    assert.equal((await inboxFiles('o')).length, 1, 'the file stays while the frontier is full');
+    sink.full = false;
+    const s = await new HandoffInbox(layout, 'o').read(later);
+    assert.equal(s.queued, 1);
+    assert.deepEqual(offered, [url(A, '/1')]);
+    assert.deepEqual(await inboxFiles('o'), []);
+  });
+
   test('a batch is due once its oldest link has waited the given time, and not after it was written', async () => {
     const out = outbox('w', { [A]: 'o' });
     assert.equal(out.due(1000), false, 'nothing waits');
@@ -246,6 +262,32 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     const r = await exchange.receive({ offer: (u) => (offered.push(u), 'queued'), hosts: new Map() }, ['r']);
     assert.equal(r.queued, 2);
     assert.deepEqual(offered, [url(A, '/orphan'), url(A, '/own')]);
+  });
+
+  test('a host that went out while its --hook priority was asked takes nothing: the file stays', async () => {
+    const exchange = new HandoffExchange({
+      layout,
+      nodeId: 'r',
+      fsync: false,
+      clock,
+      ownership: new Ownership('r', 'host'),
+      scope: { hostInScope: () => true } as unknown as ScopeFilter,
+      stats: new CrawlStats(() => clock.monotonic()),
+    });
+    const out = outbox('w', { [A]: 'r' });
+    out.add(url(A, '/1'), A, 1);
+    await out.flush();
+    const hosts = new Map<string, { phase: string }>([[A, { phase: 'ready' }]]);
+    // As Admission.offerRanked with a priority hook: the host is let go before the answer, and the offer is refused.
+    const offer = () =>
+      Promise.resolve().then(() => {
+        hosts.set(A, { phase: 'releasing' });
+        return 'known' as const;
+      });
+    const r = await exchange.receive({ offer, hosts });
+    assert.equal(r.queued, 0);
+    assert.equal(r.kept, 1);
+    assert.equal((await inboxFiles('r')).length, 1, 'read again once the views agree');
   });
 
   test('removeOwn: a node leaving removes its inbox when empty, keeps it with a file in it; a later writer makes it again', async () => {

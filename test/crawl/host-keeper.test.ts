@@ -47,6 +47,7 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
     wake: () => undefined,
     reseeder: { unsettle: (hostDir) => void unsettled.push(hostDir), markRead: (hostDir, key) => void markedRead.push(`${hostDir}/${key}`) },
   });
+  r.onHostWanted((host) => keeper.hostWanted(host));
   const hostRobots = new HostRobots({
     config: r.cfg,
     clock: r.clock,
@@ -56,7 +57,6 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
     robots,
     pipeline: { fetcher, middleware: fetchMiddleware(r.cfg.userAgent, () => true, () => r.clock.now()) },
     frontier: r.frontier,
-    requestEnded: (host, outcome) => keeper.requestEnded(host, outcome),
     onStoreError: (err) => errors.push(err),
     wake: () => undefined,
   });
@@ -83,7 +83,7 @@ function slowAcquire(leases: Leases): { calls: number; most: number } {
 }
 
 describe('HostKeeper', () => {
-  test('adopt takes the lease, reads the listing (done set), and makes the host ready', async () => {
+  test('a wanted host is taken: its lease, its listing (done set), then it is ready', async () => {
     const r = await keeperRig({});
     const done = `http://${A}/done`;
     await r.store.writePage(A, urlKey(done), null, {
@@ -95,27 +95,27 @@ describe('HostKeeper', () => {
       node: 'n1',
       links: [],
     } as never);
-    const host = r.keeper.adopt(A, `http://${A}/`);
+    const host = r.admission.want(A, `http://${A}/`);
     assert.equal(host.phase, 'acquiring');
     assert.equal(host.origin, `http://${A}`);
-    await host.loaded;
+    await r.keeper.allLoaded(); // every host of the frontier: this one
     assert.equal(host.phase, 'ready');
     assert.deepEqual([...r.leases.held()], [A]);
     assert.equal(host.isDone(urlKey(done)), true);
-    assert.equal(r.keeper.adopt(A, undefined), host, 'one state per host');
+    assert.equal(r.admission.want(A), host, 'one state per host');
     assert.deepEqual(r.errors, []);
   });
 
   test('hosts are taken a few at a time: the first are ready before the last are taken, and one let go while waiting takes no lease', async () => {
     const r = await keeperRig({});
     const acquiring = slowAcquire(r.leases);
-    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.keeper.adopt(`h${i}.example`, `http://h${i}.example/`));
+    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.admission.want(`h${i}.example`, `http://h${i}.example/`));
     const last = hosts.at(-1)!;
     await r.keeper.letGo(last, 'moved');
-    await hosts[0]!.loaded;
+    await r.keeper.loaded(hosts[0]!);
     assert.equal(hosts[0]!.phase, 'ready');
     assert.equal(hosts[2 * TAKE_PARALLELISM]!.phase, 'acquiring', 'a host of the third batch waits for its turn');
-    await Promise.all(hosts.map((h) => h.loaded));
+    await Promise.all(hosts.map((h) => r.keeper.loaded(h)));
     assert.equal(acquiring.most, TAKE_PARALLELISM);
     assert.ok(hosts.slice(0, -1).every((h) => h.phase === 'ready'));
     assert.equal(r.leases.holds(last.dir), false);
@@ -126,11 +126,11 @@ describe('HostKeeper', () => {
   test('close: takes waiting for their turn are dropped and those under way end, so no lease is taken after the exit releases them', async () => {
     const r = await keeperRig({});
     const acquiring = slowAcquire(r.leases);
-    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.keeper.adopt(`h${i}.example`, `http://h${i}.example/`));
+    const hosts = Array.from({ length: 3 * TAKE_PARALLELISM }, (_, i) => r.admission.want(`h${i}.example`, `http://h${i}.example/`));
     await r.keeper.close(5_000);
     assert.equal(acquiring.calls, TAKE_PARALLELISM, 'only the takes under way took a lease');
     await r.leases.releaseAll();
-    await Promise.all(hosts.map((h) => h.loaded));
+    await Promise.all(hosts.map((h) => r.keeper.loaded(h)));
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(acquiring.calls, TAKE_PARALLELISM);
     assert.deepEqual([...r.leases.held()], []);
@@ -149,8 +149,8 @@ describe('HostKeeper', () => {
     for (const dir of [lent, own]) {
       const url = `http://${dir}/done`;
       await r.store.writePage(dir, urlKey(url), null, { v: RECORD_VERSION, url, depth: 0, status: 200, fetchedAt: new Date(r.clock.now()).toISOString(), node: 'n2', links: [] } as never);
-      const host = r.keeper.adopt(dir, `http://${dir}/`);
-      await host.loaded;
+      const host = r.admission.want(dir, `http://${dir}/`);
+      await r.keeper.loaded(host);
       assert.equal(host.phase, 'ready');
       assert.equal(host.isDone(urlKey(url)), true);
     }
@@ -161,7 +161,7 @@ describe('HostKeeper', () => {
     const r = await keeperRig({ [`http://${A}/robots.txt`]: [503, {}] }, { maxAttempts: 2 });
     r.admission.offer(`http://${A}/1`, A, 0);
     const host = r.frontier.hosts.get(A)!;
-    await host.loaded;
+    await r.keeper.loaded(host);
     await r.hostRobots.fetch(host);
     assert.equal(host.robotsFailures, 1);
     assert.equal(host.robotsRetryAt, r.clock.monotonic() + 1_000, 'base back-off');
@@ -176,13 +176,13 @@ describe('HostKeeper', () => {
 
   test('a host that moved is let go after its requests in flight end; then its lease is released', async () => {
     const r = await keeperRig({});
-    const host = r.keeper.adopt(A, `http://${A}/`);
-    await host.loaded;
-    host.politeness.started(r.clock.monotonic());
+    const host = r.admission.want(A, `http://${A}/`);
+    await r.keeper.loaded(host);
+    host.beginRequest(r.clock.monotonic());
     r.keeper.letGo(host, 'moved');
     assert.equal(host.phase, 'releasing');
     assert.deepEqual([...r.leases.held()], [A], 'held while a request is in flight');
-    r.keeper.requestEnded(host, 'ok');
+    host.endRequest('ok');
     for (let i = 0; i < 2_000 && r.frontier.hosts.has(A); i++) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(r.frontier.hosts.has(A), false);
     assert.deepEqual([...r.leases.held()], []);

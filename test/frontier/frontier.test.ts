@@ -106,4 +106,15 @@ describe('Frontier retries and hosts let go', () => {
     assert.equal(frontier.nextRetryAt(), Infinity);
     assert.equal(clock.pending, 0);
   });
+
+  test('hostFor makes a host once (the frontier holds it); forget lets it go', () => {
+    const { frontier } = frontierRig();
+    const made = frontier.hostFor(A, `http://${A}/x`);
+    assert.equal(made.created, true);
+    assert.equal(made.host.origin, `http://${A}`);
+    assert.deepEqual(frontier.hostFor(A, undefined), { host: made.host, created: false });
+    assert.equal(frontier.hosts.get(A), made.host);
+    frontier.forget(A);
+    assert.equal(frontier.hosts.has(A), false);
+  });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HostState, type QueueItem } from '../../src/frontier/host-state.js';
+import { HostState } from '../../src/frontier/host-state.js';
+import type { QueueItem } from '../../src/frontier/host-queue.js';
 
 const RULES = { perHost: 2, delayMs: 1_000, crawlDelayCapMs: 30_000 };
 const item = (n: number, depth = 1): QueueItem => ({ url: `http://example.org/${n}`, key: `k${n}`, depth });
@@ -97,6 +98,46 @@ describe('HostState', () => {
     assert.equal(h.errsOf('k0'), rec);
     h.markDone('k0');
     assert.equal(h.errsOf('k0'), undefined);
+  });
+
+  test('a request takes the politeness slot (beginRequest) and gives it back (endRequest); the gap counts from its start', () => {
+    const h = new HostState('example.org', RULES);
+    assert.equal(h.beginRequest(5_000), -Infinity, 'no start before');
+    assert.equal(h.inFlight, 1);
+    assert.equal(h.politeness.nextStartAt(5_000), 6_000, '--delay 1 s after the start');
+    h.endRequest('ok');
+    assert.equal(h.inFlight, 0);
+    const previous = h.beginRequest(6_000);
+    h.sentNothing(previous);
+    h.endRequest('ok');
+    assert.equal(h.politeness.nextStartAt(6_000), 6_000, 'a request that sent nothing takes no turn');
+    h.pauseUntil(9_000);
+    assert.equal(h.politeness.nextStartAt(6_000), 9_000, 'Retry-After');
+  });
+
+  test('the next hop of a redirect waits for the gap within the slot held (hopWaitMs, hopStarted)', () => {
+    const h = new HostState('example.org', RULES);
+    h.beginRequest(0);
+    assert.equal(h.hopWaitMs(400), 600, '--delay 1 s from the start');
+    h.hopStarted(1_000);
+    assert.equal(h.hopWaitMs(1_000), 1_000, 'the gap counts from the hop');
+    assert.equal(h.inFlight, 1, 'a hop takes no second slot');
+    h.endRequest('ok');
+  });
+
+  test('whenIdle runs once, when the last request in flight ends', () => {
+    const h = new HostState('example.org', RULES);
+    h.beginRequest(0);
+    h.beginRequest(0);
+    let idle = 0;
+    h.whenIdle(() => idle++);
+    h.endRequest('ok');
+    assert.equal(idle, 0, 'one still in flight');
+    h.endRequest('transient');
+    assert.equal(idle, 1);
+    h.beginRequest(10_000);
+    h.endRequest('ok');
+    assert.equal(idle, 1, 'once');
   });
 
   test('releasing is the last phase', () => {

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ALLOW_ALL } from '../../src/fetch/robots.js';
 import { Frontier } from '../../src/frontier/frontier.js';
-import { HostState } from '../../src/frontier/host-state.js';
 import type { Logger } from '../../src/progress/logger.js';
 import { CrawlStats } from '../../src/progress/stats.js';
 import { Recrawler } from '../../src/recrawl/recrawler.js';
@@ -28,8 +27,7 @@ test('pages due at load obey --frontier-cap: the rest wait and are queued as roo
     const stats = new CrawlStats(() => clock.monotonic());
     const frontier = new Frontier({ config, clock, stats, events: { workReady: () => undefined, wake: () => undefined } });
     const recrawler = new Recrawler({ config, policy: config.recrawl!, clock, log: quiet, layout, frontier });
-    const host = new HostState('a.example', config);
-    frontier.hosts.set(host.dir, host);
+    const { host } = frontier.hostFor('a.example', undefined);
     host.moveTo('loading');
     assert.equal(await recrawler.load(host, new Set(schedule.keys()), new Map()), true);
     assert.equal(frontier.queued, 4, 'more due pages were queued than --frontier-cap allows');

@@ -3,7 +3,8 @@ import { DEFAULTS, type CrawlConfig } from '../../src/config/crawl-config.js';
 import { ALLOW_ALL } from '../../src/fetch/robots.js';
 import { Admission } from '../../src/frontier/admission/admission.js';
 import { Frontier } from '../../src/frontier/frontier.js';
-import { HostState } from '../../src/frontier/host-state.js';
+import type { HostState } from '../../src/frontier/host-state.js';
+import type { UrlPriority } from '../../src/hooks/url-priority.js';
 import { ScopeFilter } from '../../src/frontier/scope.js';
 import { CrawlStats } from '../../src/progress/stats.js';
 import { DEFAULT_NORMALIZE_OPTIONS } from '../../src/url/normalize.js';
@@ -39,7 +40,7 @@ export function frontierConfig(over: Partial<CrawlConfig> = {}): CrawlConfig {
  */
 export function frontierRig(
   over: Partial<CrawlConfig> = {},
-  opts: { seeds?: string[]; scope?: 'host' | 'any'; filter?: (url: string) => boolean } = {},
+  opts: { seeds?: string[]; scope?: 'host' | 'any'; filter?: (url: string) => boolean; priority?: UrlPriority } = {},
 ) {
   const cfg = frontierConfig(over);
   const clock = new FakeClock();
@@ -55,7 +56,7 @@ export function frontierRig(
       if (next.kind === 'robots') runner.robots.push(next.host.dir);
       else {
         runner.started.push(next.item.url);
-        next.host.politeness.started(clock.monotonic());
+        next.host.beginRequest(clock.monotonic());
       }
     }
   };
@@ -65,16 +66,11 @@ export function frontierRig(
     nodePump = fn;
   };
   const frontier = new Frontier({ config: cfg, clock, stats, events: { workReady: () => nodePump(), wake: () => runner.wakes++ } });
+  // Hosts wanted by admission (HostKeeper.hostWanted listens in a node); onHostWanted adds a listener.
   const adopted: string[] = [];
-  const keeper = {
-    adopt(hostDir: string): HostState {
-      const known = frontier.hosts.get(hostDir);
-      if (known) return known;
-      adopted.push(hostDir);
-      const host = new HostState(hostDir, cfg);
-      frontier.hosts.set(hostDir, host);
-      return host;
-    },
+  let wanted = (_host: HostState): void => undefined;
+  const onHostWanted = (fn: (host: HostState) => void): void => {
+    wanted = fn;
   };
   const failures: unknown[] = [];
   const admission = new Admission({
@@ -83,8 +79,14 @@ export function frontierRig(
     scope,
     ownership,
     ...(opts.filter ? { filter: opts.filter, filterFailed: (err: unknown) => failures.push(err) } : {}),
+    ...(opts.priority ? { priority: opts.priority } : {}),
     frontier,
-    keeper,
+    events: {
+      hostWanted: (host) => {
+        adopted.push(host.dir);
+        wanted(host);
+      },
+    },
   });
   /** Makes a host ready to send (as HostKeeper does after its lease, listing and robots.txt). */
   const ready = (hostDir: string): HostState => {
@@ -94,5 +96,5 @@ export function frontierRig(
     frontier.schedule(host);
     return host;
   };
-  return { cfg, frontier, admission, runner, stats, clock, adopted, ready, failures, usePump };
+  return { cfg, frontier, admission, runner, stats, clock, adopted, ready, failures, usePump, onHostWanted };
 }

@@ -1,6 +1,5 @@
 import type { Ownership } from '../../cluster/ownership.js';
 import type { CrawlConfig } from '../../config/crawl-config.js';
-import type { OfferResult } from '../../reseed/reseeder.js';
 import type { CrawlStats } from '../../progress/stats.js';
 import { urlKey } from '../../url/key.js';
 import type { Frontier } from '../frontier.js';
@@ -19,10 +18,13 @@ import { scopeRule } from './scope-rule.js';
 import { trapRule } from './trap-rule.js';
 import { userFilterRule } from './user-filter-rule.js';
 
+/** What an offer came to: queued; known already or cut by a rule; or no room in memory (it stays on disk). */
+export type OfferResult = 'queued' | 'known' | 'full';
 
-/** Who starts managing a host this node owns (HostKeeper): returns its state at once. */
-export interface HostAdopter {
-  adopt(hostDir: string, url: string | undefined): HostState;
+/** What admission tells the part that takes hosts (HostKeeper): it does no I/O itself. */
+export interface AdmissionEvents {
+  /** A host this node owns was offered a URL for the first time: its lease and listing are wanted. */
+  hostWanted(host: HostState): void;
 }
 
 export interface AdmissionDeps {
@@ -37,7 +39,7 @@ export interface AdmissionDeps {
   /** The --hook URL prioritizer, if any (src/hooks/url-priority.ts). */
   readonly priority?: UrlPriority;
   readonly frontier: Frontier;
-  readonly keeper: HostAdopter;
+  readonly events: AdmissionEvents;
 }
 
 /**
@@ -73,14 +75,25 @@ export class Admission {
   }
 
   /**
+   * The state of a host this node owns (the caller checked `wantsHost`), made at its first
+   * use: then the host is wanted (`events.hostWanted`), and whoever listens takes it.
+   */
+  want(hostDir: string, url?: string): HostState {
+    const { host, created } = this.#d.frontier.hostFor(hostDir, url);
+    if (created) this.#d.events.hostWanted(host);
+    return host;
+  }
+
+  /**
    * Takes a link or seed of a wanted host (the caller checked `wantsHost`) into the frontier
    * if it passes the chain and fits in memory. What is cut is counted (the end summary shows it).
+   * `priority`: as `offerRanked` computed it; every way in goes through `offerRanked`.
    */
   offer(url: string, hostDir: string, depth: number, priority?: number): OfferResult {
     const c: Candidate = { url, key: urlKey(url), hostDir, depth, via: 'link' };
-    const { frontier, keeper } = this.#d;
+    const { frontier } = this.#d;
     if (!this.#passesUrlRules(c, frontier.hosts.get(hostDir))) return 'known';
-    const host = keeper.adopt(hostDir, url);
+    const host = this.want(hostDir, url);
     host.knowOrigin(url);
     if (!this.#passesHostRules(c, host)) return 'known';
     if (!frontier.hasRoom()) return 'full';
@@ -94,8 +107,9 @@ export class Admission {
   }
 
   /**
-   * `offer` with the --hook priority of the URL (computed again at every offer, reseeds
-   * included: it is not stored). Without a priority hook it is `offer`, synchronously. A URL
+   * The way into the frontier of every URL found (links, seeds, reseeds, hand-offs,
+   * sitemaps): `offer` with the --hook priority of the URL (computed again at every offer,
+   * reseeds included: it is not stored). Without a priority hook it is `offer`, synchronously. A URL
    * known already is not given to the hook; the whole chain runs after it answers.
    */
   offerRanked(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult> {

@@ -14,6 +14,17 @@ describe('Admission.offer: links and seeds', () => {
     assert.equal(frontier.queued, 1);
   });
 
+  test('want makes a host once and says it is wanted once (the listener takes it); no I/O of its own', () => {
+    const { admission, frontier, adopted } = frontierRig();
+    const host = admission.want(A, `http://${A}/x`);
+    assert.equal(host.origin, `http://${A}`);
+    assert.equal(host.phase, 'acquiring', 'nothing took it: the rig only records the wish');
+    assert.equal(admission.want(A), host);
+    assert.equal(admission.offer(`http://${A}/y`, A, 1), 'queued');
+    assert.deepEqual(adopted, [A]);
+    assert.equal(frontier.hosts.get(A), host);
+  });
+
   test('cuts what is too deep, out of scope, a trap, over a budget, and counts it', () => {
     const { admission, stats } = frontierRig({ maxDepth: 2, maxPagesPerHost: 3, maxPagesPerPattern: 2 });
     assert.equal(admission.offer(`http://${A}/deep`, A, 3), 'known');
@@ -76,6 +87,30 @@ describe('Admission.offer: links and seeds', () => {
     const host = frontier.hosts.get(A)!;
     host.giveUp();
     assert.equal(admission.offer(`http://${A}/2`, A, 0), 'known');
+  });
+});
+
+describe('Admission.offerRanked: the one way in, with the --hook priority', () => {
+  test('the hook ranks each URL offered; a URL known already is not given to it', async () => {
+    const asked: string[] = [];
+    const priority = async (url: string): Promise<number> => {
+      asked.push(url);
+      return url.endsWith('/first') ? 10 : 0;
+    };
+    const { admission, frontier, ready, runner } = frontierRig({}, { priority });
+    assert.equal(await admission.offerRanked(`http://${A}/later`, A, 1), 'queued');
+    assert.equal(await admission.offerRanked(`http://${A}/first`, A, 1), 'queued');
+    assert.equal(await admission.offerRanked(`http://${A}/first`, A, 1), 'known');
+    assert.deepEqual(asked, [`http://${A}/later`, `http://${A}/first`]);
+    assert.equal(frontier.queued, 2);
+    runner.room = 1;
+    ready(A);
+    assert.deepEqual(runner.started, [`http://${A}/first`], 'the higher priority first');
+  });
+
+  test('without a priority hook it answers at once (offer)', () => {
+    const { admission } = frontierRig();
+    assert.equal(admission.offerRanked(`http://${A}/x`, A, 1), 'queued');
   });
 });
 

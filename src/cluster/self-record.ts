@@ -1,0 +1,103 @@
+import { stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import type { Clock } from '../config/clock.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import type { Layout } from '../store/layout.js';
+import { bootId } from './local-liveness.js';
+import type { NodeRecord, NodeState } from './node-record.js';
+
+/** What this node says about itself at each heartbeat. */
+export type SelfStatus = Pick<
+  NodeRecord,
+  'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'queued' | 'inFlight' | 'rate' | 'spare' | 'wanting' | 'lent'
+>;
+
+/**
+ * This node's own record, nodes/<id>.json (docs/protocol.md, "Nodes and liveness"): its
+ * counter grows at every beat; its idle epoch grows each time the node turns idle. Membership
+ * holds it beside its view of the other nodes.
+ */
+export class SelfRecord {
+  readonly #layout: Layout;
+  readonly #options: { readonly nodeId: string; readonly heartbeatMs: number };
+  readonly #clock: Clock;
+  readonly #startedAt = new Date().toISOString();
+  #counter = 0;
+  #idleEpoch = 0;
+  #idleSince: number | undefined;
+  #lastBeatOk: number;
+  #serverTime: { mtimeMs: number; at: number } | undefined;
+
+  constructor(layout: Layout, options: { readonly nodeId: string; readonly heartbeatMs: number }, clock: Clock) {
+    this.#layout = layout;
+    this.#options = options;
+    this.#clock = clock;
+    this.#lastBeatOk = clock.monotonic();
+  }
+
+  /** Monotonic time since which this node is idle (in its current idle epoch), or undefined. */
+  get idleSince(): number | undefined {
+    return this.#idleSince;
+  }
+
+  /** Monotonic time of the last heartbeat that reached the mount. */
+  get lastBeatOk(): number {
+    return this.#lastBeatOk;
+  }
+
+  /**
+   * The mount's clock as last seen (the mtime the server gave our heartbeat file) and the
+   * monotonic time it was read at: a lower bound of the server's time for what follows.
+   */
+  get serverTime(): { mtimeMs: number; at: number } | undefined {
+    return this.#serverTime;
+  }
+
+  /**
+   * Notes this node's state at once (the next beat publishes it): idle starts a new idle
+   * epoch, anything else ends it.
+   */
+  setState(state: NodeState): void {
+    if (state === 'idle') {
+      if (this.#idleSince === undefined) {
+        this.#idleSince = this.#clock.monotonic();
+        this.#idleEpoch++;
+      }
+    } else {
+      this.#idleSince = undefined;
+    }
+  }
+
+  /** Writes this node's record. Throws what the file system throws. */
+  async beat(status: SelfStatus): Promise<void> {
+    const now = this.#clock.monotonic();
+    this.setState(status.state);
+    const record: NodeRecord = {
+      id: this.#options.nodeId,
+      counter: ++this.#counter,
+      idleEpoch: this.#idleEpoch,
+      hostname: hostname(),
+      pid: process.pid,
+      bootId: bootId(),
+      heartbeatMs: this.#options.heartbeatMs,
+      startedAt: this.#startedAt,
+      updatedAt: new Date(this.#clock.now()).toISOString(),
+      ...status,
+    };
+    const path = this.#layout.node(this.#options.nodeId);
+    await writeFileAtomic(path, `${JSON.stringify(record, null, 1)}\n`, { nodeId: this.#options.nodeId, fsync: false });
+    this.#lastBeatOk = this.#clock.monotonic();
+    const s = await stat(path);
+    this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
+  }
+
+  /** The counter of the latest record this node wrote. */
+  get counter(): number {
+    return this.#counter;
+  }
+
+  /** Removes this node's record (graceful exit): others stop counting it at their next read. */
+  async leave(): Promise<void> {
+    await unlink(this.#layout.node(this.#options.nodeId)).catch(() => undefined);
+  }
+}

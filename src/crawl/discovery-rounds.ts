@@ -1,0 +1,232 @@
+import type { Clock } from '../config/clock.js';
+import type { CrawlConfig } from '../config/crawl-config.js';
+import type { ScopeFilter } from '../frontier/scope.js';
+import type { Logger } from '../progress/logger.js';
+import type { CrawlStats } from '../progress/stats.js';
+import type { ReseedScope } from '../reseed/reseeder.js';
+import type { ReseedSink } from '../reseed/reseed-sink.js';
+import { normalizeUrl } from '../url/normalize.js';
+import { countDiscovery } from '../cluster/handoff-stats.js';
+import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
+import { DoneLeavers } from '../cluster/done-leavers.js';
+import type { Heartbeat } from './heartbeat.js';
+import type { Parts } from './node-parts.js';
+import { WATCH_POLL_MS, afterEmptyReseed, peersStill } from './termination.js';
+
+/** Under --watch, how often a reseed stats every directory of the hosts this node owns (#reseedScope). */
+const OWN_SWEEP_MS = 60_000;
+
+export interface DiscoveryDeps {
+  readonly config: CrawlConfig;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly stats: CrawlStats;
+  readonly scope: ScopeFilter;
+  readonly parts: Parts;
+  readonly heartbeat: Heartbeat;
+  /** The node's sleep: `ms` on its clock, or until the node is woken. */
+  sleep(ms: number): Promise<void>;
+  /** True when this node has not reached the mount for long enough that others may count it dead. */
+  fenced(): boolean;
+  /** A failed operation on the mount (or a bug). */
+  onStoreError(err: unknown): void;
+}
+
+/**
+ * A node's discovery rounds (docs/protocol.md, "Rounds, reseeds and the end of the crawl"):
+ * while requests run, the hand-offs in and out; when nothing is in memory, the retries due,
+ * then a reseed of the mount (and the hand-offs), and the end rule (termination.ts) when it
+ * found nothing. CrawlNode runs them from its control loop.
+ */
+export class DiscoveryRounds {
+  readonly #d: DiscoveryDeps;
+  /** The next reseed reads every record (the first one, with hand-offs; and after hosts were gained). */
+  #needFullReseed = false;
+  /** Monotonic time the last reseed began (--watch reseeds while visits wait). */
+  #lastReseed = -Infinity;
+  /** Monotonic time the last reseed looked at every owned directory (#reseedScope). */
+  #lastOwnSweep = -Infinity;
+  /** Hosts gained from nodes that left done (docs/protocol.md, "Leaving done"). */
+  readonly #leftDone = new DoneLeavers();
+
+  constructor(deps: DiscoveryDeps) {
+    this.#d = deps;
+  }
+
+  /** The next reseed reads every record. */
+  needFullReseed(): void {
+    this.#needFullReseed = true;
+  }
+
+  /** Nodes left done (DoneLeavers.left): the hosts this node gains from them are quiet. */
+  leftDone(before: readonly string[], done: readonly string[], lent: ReadonlyMap<string, string>): void {
+    this.#leftDone.left(before, done, lent);
+  }
+
+  /** One turn of the control loop while requests run: the hand-offs, or a pause. */
+  async whileBusy(): Promise<void> {
+    const p = this.#d.parts;
+    this.#d.stats.state = 'crawling';
+    if (p.handoffs === undefined) await this.#d.sleep(1_000);
+    else await this.#exchangeWhileBusy(p);
+  }
+
+  /**
+   * One turn of the control loop with nothing in flight or queued: waits for a retry due,
+   * refills due visits, or reseeds; `complete` when the crawl is over by the end rule.
+   */
+  async idleStep(): Promise<'complete' | undefined> {
+    const p = this.#d.parts;
+    const retryAt = p.frontier.nextRetryAt();
+    // With --watch, visits due later (docs/recrawl.md) do not stop the reseeds for new work.
+    const now = this.#d.clock.monotonic();
+    const watch = this.#d.config.watch;
+    const pollGap = Math.max(this.#d.config.heartbeatMs, WATCH_POLL_MS);
+    if (retryAt < Infinity && (!watch || retryAt - now < pollGap || now - this.#lastReseed < pollGap)) {
+      this.#d.stats.state = 'waiting';
+      const until = watch ? Math.min(retryAt, this.#lastReseed + pollGap) : retryAt;
+      await this.#d.sleep(Math.max(10, until - now));
+      return undefined;
+    }
+    // Due pages that did not fit under --frontier-cap come before the mount (docs/recrawl.md).
+    if ((p.recrawler?.refill() ?? 0) > 0) return undefined;
+    // Nothing in memory: look at the mount.
+    const allIdleBefore = p.membership.allIdleSince();
+    const reseedStart = this.#d.clock.monotonic();
+    this.#lastReseed = reseedStart;
+    const full = this.#needFullReseed;
+    this.#needFullReseed = false;
+    if (full) this.#leftDone.forget();
+    let queued: number;
+    try {
+      // Hand-offs (docs/protocol.md): everything found goes out before this node may say
+      // it is idle; what was sent to it comes in with the reseed.
+      let handed = 0;
+      if (p.handoffs !== undefined) {
+        // A file sent now is work for its owner, who may have been seen idle before: this
+        // reseed then has not "found nothing". Counted by any flush that wrote it (one the
+        // heartbeat started may write this node's batches while this one waits for it).
+        const writtenBefore = p.handoffs.outbox.written;
+        await p.handoffs.outbox.flush();
+        handed += p.handoffs.outbox.written - writtenBefore;
+        const h = await p.handoffs.receive(this.#handoffTarget(p), p.membership.liveIds(), full);
+        handed += h.queued + h.forwarded;
+      }
+      const cpu = process.cpuUsage();
+      const r = await p.reseeder.reseed(this.#sink(p), full, this.#reseedScope(p, allIdleBefore, reseedStart));
+      countDiscovery(this.#d.stats, cpu, 'reseed', r.recordsRead);
+      // Batches still waiting to be written (links forwarded now, or sent on by the heartbeat
+      // meanwhile) are work too: the next reseed writes them, and this node may not end, nor
+      // say idle, before it has (docs/protocol.md, "Hand-offs").
+      queued = r.queued + handed + (p.handoffs?.outbox.waiting === true ? 1 : 0);
+      if (r.queued > 0) this.#d.log.info('reseed', { round: this.#d.stats.round + 1, ...r, full });
+    } catch (err) {
+      this.#d.onStoreError(err);
+      return undefined;
+    }
+    if (queued > 0 || this.busy() || p.frontier.nextRetryAt() < Infinity) {
+      this.#d.stats.round++;
+      this.#d.stats.state = 'crawling';
+      p.membership.setState('crawling');
+      return undefined;
+    }
+    const wasIdle = this.#d.stats.state === 'idle';
+    this.#d.stats.state = 'idle';
+    p.membership.setState('idle');
+    const step = afterEmptyReseed({
+      watch: this.#d.config.watch,
+      allIdleBefore,
+      reseedStart,
+      observations: p.membership.observations,
+      wasIdle,
+      allIdleNow: p.membership.allIdleSince() !== undefined,
+      alone: p.membership.livePeers().length === 0,
+      heartbeatMs: this.#d.config.heartbeatMs,
+    });
+    if (step.kind === 'complete') {
+      if (p.handoffs === undefined || (await peersStill(p.membership))) return 'complete';
+      // A peer ended done, or moved, since it was last seen: look again, then reseed (its
+      // inbox may hold what this node sent it before it knew).
+      this.#d.heartbeat.beatSoon();
+      await this.#d.sleep(this.#d.config.heartbeatMs);
+      return undefined;
+    }
+    if (!wasIdle && this.#d.config.watch) {
+      this.#d.log.info(`nothing to do: waiting for seeds (add some with \`mountcrawl seed URL --data ${this.#d.config.dataDir}\`)`);
+    }
+    // Peers wait for this node's idle record: publish it now, not at the next heartbeat.
+    if (step.publishIdle) this.#d.heartbeat.beatSoon();
+    if (step.kind === 'wait') await this.#d.sleep(step.ms);
+    return undefined;
+  }
+
+  /**
+   * While requests run (docs/protocol.md, "Hand-offs"): writes the batches of links found for
+   * other nodes, and, with room for more requests, reads what others sent to this node, so
+   * that it learns of its hosts' new URLs within a fraction of a second, not at the end of
+   * its round.
+   */
+  async #exchangeWhileBusy(p: Parts): Promise<void> {
+    const h = p.handoffs!;
+    try {
+      if (h.outbox.due(HANDOFF_FLUSH_MS)) await h.outbox.flush();
+      if (p.requests.inFlight < this.#d.config.concurrency && !this.#d.fenced() && !p.guard.fault) {
+        const r = await h.receive(this.#handoffTarget(p));
+        if (r.queued > 0) p.requests.pump();
+      }
+    } catch (err) {
+      this.#d.onStoreError(err);
+    }
+    await this.#d.sleep(HANDOFF_POLL_MS);
+  }
+
+  /** Where received hand-offs go: the admission chain, with the hosts as the frontier holds them. */
+  #handoffTarget(p: Parts): HandoffFrontier {
+    return { offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth), hosts: p.frontier.hosts };
+  }
+
+  /** True while something is queued or in flight (queued includes hosts waiting for a lease, a listing or robots.txt). */
+  busy(): boolean {
+    const p = this.#d.parts;
+    return p.requests.inFlight > 0 || p.frontier.queued > 0;
+  }
+
+  /**
+   * Which directories a reseed looks at (ReseedScope, docs/protocol.md "Rounds, reseeds and
+   * the end of the crawl"). With hand-offs, one that may end the crawl (every live node was
+   * seen idle before it began) stats every directory of the hosts this node owns, so the
+   * end is decided on everything on the mount; the others (peers still busy) look only at
+   * the directories this node has a reason to look at, so an idle node does not stat
+   * thousands of directories a second. Under --watch nothing ends the crawl: every
+   * OWN_SWEEP_MS a reseed looks at them all.
+   */
+  #reseedScope(p: Parts, allIdleBefore: number | undefined, now: number): ReseedScope {
+    if (p.handoffs === undefined) return 'all';
+    const sweep = this.#d.config.watch ? now - this.#lastOwnSweep >= OWN_SWEEP_MS : allIdleBefore !== undefined;
+    if (!sweep) return 'own-unsettled';
+    this.#lastOwnSweep = now;
+    return 'own';
+  }
+
+  /** The node as the reseeder sees it. */
+  #sink(p: Parts): ReseedSink {
+    return {
+      wantsHost: (hostDir) => p.admission.wantsHost(hostDir),
+      prepareHosts: async (hostDirs) => {
+        for (const dir of hostDirs) p.admission.want(dir);
+        await p.keeper.allLoaded();
+      },
+      addSeed: (raw) => {
+        const r = normalizeUrl(raw, undefined, p.normalize);
+        if (!r.ok) {
+          this.#d.log.warn('ignoring a seed that is not a crawlable URL', { seed: raw.slice(0, 200), reason: r.reason });
+          return undefined;
+        }
+        this.#d.scope.addSeed(r.hostDir);
+        return { url: r.url, hostDir: r.hostDir };
+      },
+      offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth),
+      quiet: (hostDir) => this.#leftDone.isQuiet(hostDir),
+    };
+  }
+}

@@ -1,0 +1,28 @@
+import type { OfferResult } from '../frontier/admission/admission.js';
+
+/** What the reseeder hands links to. */
+export interface ReseedSink {
+  /** Cheap first filter: does this node crawl this host at all (scope and ownership)? */
+  wantsHost(hostDir: string): boolean;
+  /** Called with the wanted hosts that have files on the mount, before any offer. */
+  prepareHosts(hostDirs: readonly string[]): Promise<void>;
+  /** A seed found in seeds/: widens the scope; returns its normalized form, if it is usable. */
+  addSeed(raw: string): { url: string; hostDir: string } | undefined;
+  /**
+   * A candidate URL. `queued`: now in the frontier; `known`: done, queued or filtered, nothing
+   * more to do; `full`: the frontier is full, so the record must be read again next time.
+   */
+  offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
+  /** A wanted host that a node which left done had (docs/protocol.md, "Leaving done"): a reseed that is not full neither adopts it nor reads its records. */
+  quiet?(hostDir: string): boolean;
+}
+
+/** What one reseed did. */
+export interface ReseedStats {
+  queued: number;
+  recordsRead: number;
+  dirsListed: number;
+  dirsSkipped: number;
+  seedsRead: number;
+  durationMs: number;
+}
