@@ -121,7 +121,7 @@ export class CrawlNode {
     for (;;) {
       if (this.#stopping) return this.#stopping;
       try {
-        await joinCrawl(p, { config: this.#config, log: this.#log, ownership: this.#ownership, heartbeat: this.#heartbeat!, rounds: this.#rounds! });
+        await joinCrawl(p, { config: this.#config, clock: this.#clock, log: this.#log, ownership: this.#ownership, heartbeat: this.#heartbeat!, rounds: this.#rounds! });
         return undefined;
       } catch (err) {
         if (err instanceof FatalError || p.guard.classify(err) === undefined) throw err;

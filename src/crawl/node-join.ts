@@ -1,5 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Ownership } from '../cluster/ownership.js';
+import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { noSeedsError } from '../errors.js';
 import type { Logger } from '../progress/logger.js';
@@ -15,6 +15,7 @@ const STARTUP_POLL_MS = 50;
 
 export interface JoinOptions {
   readonly config: CrawlConfig;
+  readonly clock: Clock;
   readonly log: Logger;
   readonly ownership: Ownership;
   readonly heartbeat: Heartbeat;
@@ -26,6 +27,8 @@ export interface JoinOptions {
  * first reseed. Every step may be repeated (a failure of the mount on the way starts it again).
  */
 export async function joinCrawl(p: Parts, o: JoinOptions): Promise<void> {
+  // On the node's clock (docs/architecture.md, "Time"): a test's fake clock moves these waits too.
+  const delay = (ms: number): Promise<void> => new Promise((resolve) => o.clock.setTimeout(resolve, ms));
   await writeSeeds(p.layout, renormalize(o.config.seedUrls, p.normalize), o.config.nodeId);
   await writeSitemapSeeds(p.layout, o.config.sitemapUrls ?? [], p.normalize, { nodeId: o.config.nodeId });
   if (!o.config.watch && !(await hasSeeds(p.layout))) throw noSeedsError(o.config.dataDir);

@@ -183,8 +183,12 @@ export class RequestRunner {
     const clock = this.#d.clock;
     const deadline = clock.monotonic() + graceMs;
     while (this.#tasks.size > 0 && clock.monotonic() < deadline) {
-      const pause = new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(250, deadline - clock.monotonic()))));
+      let timer: ReturnType<typeof clock.setTimeout> | undefined;
+      const pause = new Promise<void>((resolve) => {
+        timer = clock.setTimeout(resolve, Math.max(1, Math.min(250, deadline - clock.monotonic())));
+      });
       await Promise.race([Promise.allSettled([...this.#tasks]), pause]);
+      clock.clearTimeout(timer);
     }
   }
 
