@@ -1,7 +1,9 @@
+import { surt } from './surt.js';
+
 /** What a CDXJ line says about one response record (pywb's CDXJ fields). */
 export interface CdxEntry {
   readonly url: string;
-  /** The URL's SURT form (warcio's getSurt), the key the index is sorted by. */
+  /** The URL's SURT form as pywb computes it (surt.ts), the key the index is sorted by. */
   readonly surt: string;
   /** WARC-Date of the record, ISO 8601. */
   readonly date: string;
@@ -18,10 +20,10 @@ export interface CdxEntry {
   readonly filename: string;
 }
 
-/** The SURT key of a URL (the URL itself when warcio cannot make one). */
-export function surtOf(getSurt: (url: string) => string, url: string): string {
+/** The SURT key of a URL as pywb looks it up (the URL itself when it has none: an invalid port). */
+export function surtOf(url: string): string {
   try {
-    return getSurt(url);
+    return surt(url);
   } catch {
     return url;
   }

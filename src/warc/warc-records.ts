@@ -74,7 +74,7 @@ const GZIP = { level: 1 };
 
 async function build(record: WARCRecord, status: number, mime: string, payload?: Buffer | 'revisit'): Promise<BuiltRecord> {
   if (payload !== undefined) setDigests(record, payload);
-  const { WARCSerializer, getSurt } = await loadWarcio();
+  const { WARCSerializer } = await loadWarcio();
   const plain = await WARCSerializer.serialize(record, SERIALIZE);
   const h = record.warcHeaders.headers;
   return {
@@ -86,7 +86,7 @@ async function build(record: WARCRecord, status: number, mime: string, payload?:
     payloadDigest: h.get('WARC-Payload-Digest') ?? '',
     status,
     mime,
-    surt: surtOf(getSurt, h.get('WARC-Target-URI') ?? ''),
+    surt: surtOf(h.get('WARC-Target-URI') ?? ''),
   };
 }
 
