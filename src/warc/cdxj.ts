@@ -44,7 +44,9 @@ export function cdxjLine(e: CdxEntry): string {
     url: e.url,
     // No Content-Type, no mime field (as warcio's indexer writes it).
     ...(e.mime === '-' ? {} : { mime: e.mime }),
-    status: String(e.status),
+    // A revisit's line has no status (pywb's indexer gives one to response records only):
+    // pywb and wabac.js take it from the capture the revisit resolves to.
+    ...(e.mime === 'warc/revisit' ? {} : { status: String(e.status) }),
     // As warcio's and pywb's indexers write it: the digest without its algorithm prefix.
     // No payload digest (a server-not-modified revisit), no digest field, as warcio writes it.
     ...(e.digest === '' ? {} : { digest: e.digest.replace(/^[a-z0-9-]+:/i, '') }),

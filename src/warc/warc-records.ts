@@ -121,37 +121,54 @@ export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, Built
 /** WARC-Profile of a revisit record for a 304 answer (WARC 1.1, section 6.7.3). */
 export const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
 
+/** The status line of a revisit's block when it stands for a stored capture: a stored page is a 2xx one. */
+export const CAPTURE_STATUSLINE = 'HTTP/1.1 200 OK';
+
+/** WARC fields of a revisit that keep what the server answered: its status line, and its header lines as JSON pairs. */
+export const SERVER_RESPONSE_FIELD = 'WARC-Mountcrawl-Server-Response';
+export const SERVER_HEADERS_FIELD = 'WARC-Mountcrawl-Server-Headers';
+
 /**
- * A 304 Not Modified, as a `revisit` record of profile server-not-modified: its block is the
- * 304's status line and headers as received (there is no payload to describe), and it names
- * the stored copy it confirms (WARC-Refers-To-Target-URI and -Date) when the request's
- * validators came from one (a recrawl). Its index line says `warc/revisit` (as pywb's does).
+ * A 304 Not Modified, as a `revisit` record of profile server-not-modified (docs/warc.md).
+ * When the request's validators came from a stored capture (a recrawl), the record stands for
+ * that capture so that replay tools show the page: it names it (WARC-Refers-To-Target-URI and
+ * -Date), and its block is the status line `HTTP/1.1 200 OK` with no header lines, which pywb
+ * and wabac.js resolve to the capture's own status, headers and payload (a 3xx there would be
+ * replayed as an empty redirect). What the server answered is kept whole in two WARC fields:
+ * WARC-Mountcrawl-Server-Response (`HTTP/1.1 304 Not Modified`) and
+ * WARC-Mountcrawl-Server-Headers (its header lines, `[[name, value], ...]`). A 304 with no
+ * stored capture behind it (nothing to stand for) keeps the 304 head as its block.
+ * Its index line says `warc/revisit`, with no status and no digest, as pywb's indexer writes it.
  */
 async function revisitRecord(ex: Exchange, date: string, statusline: string): Promise<BuiltRecord> {
-  const { WARCRecord } = await loadWarcio();
-  const headers: [string, string][] = [];
-  for (let i = 0; i + 1 < ex.rawHeaders.length; i += 2) headers.push([ex.rawHeaders[i]!, ex.rawHeaders[i + 1]!]);
+  const { WARCRecord, StatusAndHeaders, HeadersMultiMap } = await loadWarcio();
+  const received: [string, string][] = [];
+  for (let i = 0; i + 1 < ex.rawHeaders.length; i += 2) received.push([ex.rawHeaders[i]!, ex.rawHeaders[i + 1]!]);
+  const refers = ex.refersTo;
+  const blockStatusline = refers === undefined ? statusline : CAPTURE_STATUSLINE;
   const revisit = WARCRecord.create(
     {
       url: ex.url,
       date,
       type: 'revisit',
       warcVersion: 'WARC/1.1',
-      statusline,
-      httpHeaders: headers,
+      statusline: blockStatusline,
+      httpHeaders: refers === undefined ? received : [],
       keepHeadersCase: true,
-      ...(ex.refersTo === undefined ? {} : { refersToUrl: ex.refersTo.url, refersToDate: new Date(ex.refersTo.fetchedAt).toISOString() }),
+      ...(refers === undefined ? {} : { refersToUrl: refers.url, refersToDate: new Date(refers.fetchedAt).toISOString() }),
     },
     [],
   );
+  const h = revisit.warcHeaders.headers;
   // warcio names the identical-payload-digest profile for every revisit.
-  revisit.warcHeaders.headers.set('WARC-Profile', SERVER_NOT_MODIFIED);
+  h.set('WARC-Profile', SERVER_NOT_MODIFIED);
+  h.set(SERVER_RESPONSE_FIELD, statusline);
+  h.set(SERVER_HEADERS_FIELD, JSON.stringify(received));
   if (revisit.httpHeaders === null) {
     // warcio leaves out an HTTP head with no header lines: keep the status line anyway.
-    const { StatusAndHeaders, HeadersMultiMap } = await loadWarcio();
-    revisit.httpHeaders = new StatusAndHeaders({ statusline, headers: new HeadersMultiMap() });
+    revisit.httpHeaders = new StatusAndHeaders({ statusline: blockStatusline, headers: new HeadersMultiMap() });
   }
-  return build(revisit, ex.status, 'warc/revisit', 'revisit');
+  return build(revisit, Number(blockStatusline.split(' ')[1]), 'warc/revisit', 'revisit');
 }
 
 async function responseRecord(ex: Exchange, date: string, statusline: string, payload: Buffer): Promise<BuiltRecord> {

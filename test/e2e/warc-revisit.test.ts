@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { WARCParser } from 'warcio';
 import { CHANGING_SITE_FLAGS, ChangingSite } from '../support/changing-site.js';
 import { BIN, FAST, runCli, tempDir } from '../support/cli.js';
+import { surt } from '../../src/warc/surt.js';
 import { checkWarcDir } from '../support/warc-check.js';
 
 const PAGES = 20;
@@ -59,15 +60,28 @@ describe('crawl --warc --recrawl-after: a 304 is a revisit record (docs/warc.md)
         if (record.warcType !== 'revisit') continue;
         revisits++;
         assert.equal(record.warcHeader('WARC-Profile'), PROFILE);
-        assert.equal(record.httpHeaders?.statusCode, 304);
+        // The block stands for the capture (pywb replays a 3xx revisit as an empty redirect);
+        // the server's 304 is kept in a WARC field.
+        assert.equal(record.httpHeaders?.statusCode, 200);
+        assert.equal(record.warcHeader('WARC-Mountcrawl-Server-Response'), 'HTTP/1.1 304 Not Modified');
         assert.equal(record.warcRefersToTargetURI, record.warcTargetURI);
         assert.ok(record.warcRefersToDate !== undefined && record.warcRefersToDate !== null);
       }
       const theirs = execFileSync(process.execPath, [cli, 'cdx-index', join(warcDir(), name)], { encoding: 'utf8' });
       const ours = await readFile(join(warcDir(), name.replace(/\.warc\.gz$/, '.cdxj')), 'utf8');
       const lines = (t: string): string[] => t.split('\n').filter((l) => l !== '').sort();
-      const parsed = (t: string): unknown[] => lines(t).map((l) => [l.split(' ').slice(0, 2).join(' '), JSON.parse(l.slice(l.indexOf('{')))]);
-      assert.deepEqual(parsed(ours), parsed(theirs), `${name}: our index is warcio's`);
+      // But for two choices (docs/warc.md): the key is the SURT pywb computes, not warcio.js's,
+      // and a revisit's line has no status, as pywb's own indexer writes it.
+      const parsed = (t: string, theirs: boolean): string[] =>
+        lines(t)
+          .map((l) => {
+            const j = JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>;
+            if (theirs && j.mime === 'warc/revisit') delete j.status;
+            if (!theirs) assert.equal(l.split(' ')[0], surt(j.url!), `the key of ${j.url}`);
+            return `${surt(j.url!)} ${l.split(' ')[1]} ${JSON.stringify(j, Object.keys(j).sort())}`;
+          })
+          .sort();
+      assert.deepEqual(parsed(ours, false), parsed(theirs, true), `${name}: our index is warcio's`);
     }
     assert.equal(revisits, site.notModified);
   });
