@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { WARCRecord } from 'warcio';
 import { surtOf } from './cdxj.js';
+import type { CaptureDates } from './capture-dates.js';
 import { loadWarcio } from './warcio.js';
 import type { Exchange } from './exchange.js';
 
@@ -95,12 +96,12 @@ async function build(record: WARCRecord, status: number, mime: string, payload?:
  * response), in the order they are written. An error status and a redirect are recorded like
  * any response; a body cut short says `WARC-Truncated: length`.
  */
-export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, BuiltRecord]> {
+export async function exchangeRecords(ex: Exchange, dates?: CaptureDates): Promise<[BuiltRecord, BuiltRecord]> {
   const { WARCRecord } = await loadWarcio();
   const date = new Date(ex.startedMs).toISOString();
   const payload = ex.body ?? Buffer.alloc(0);
   const statusline = `HTTP/1.1 ${ex.status} ${ex.statusText}`.trimEnd();
-  const builtResponse = ex.status === 304 ? await revisitRecord(ex, date, statusline) : await responseRecord(ex, date, statusline, payload);
+  const builtResponse = ex.status === 304 ? await revisitRecord(ex, date, statusline, dates) : await responseRecord(ex, date, statusline, payload);
   const u = new URL(ex.url);
   const request = WARCRecord.create(
     {
@@ -131,8 +132,9 @@ export const SERVER_HEADERS_FIELD = 'WARC-Mountcrawl-Server-Headers';
 /**
  * A 304 Not Modified, as a `revisit` record of profile server-not-modified (docs/warc.md).
  * When the request's validators came from a stored capture (a recrawl), the record stands for
- * that capture so that replay tools show the page: it names it (WARC-Refers-To-Target-URI and
- * -Date), and its block is the status line `HTTP/1.1 200 OK` with no header lines, which pywb
+ * that capture so that replay tools show the page: it names it (WARC-Refers-To-Target-URI, and
+ * WARC-Refers-To-Date the capture's own WARC-Date as the indexes give it, capture-dates.ts; the
+ * stored copy's time when no index has it), and its block is the status line `HTTP/1.1 200 OK` with no header lines, which pywb
  * and wabac.js resolve to the capture's own status, headers and payload (a 3xx there would be
  * replayed as an empty redirect). What the server answered is kept whole in two WARC fields:
  * WARC-Mountcrawl-Server-Response (`HTTP/1.1 304 Not Modified`) and
@@ -140,11 +142,13 @@ export const SERVER_HEADERS_FIELD = 'WARC-Mountcrawl-Server-Headers';
  * stored capture behind it (nothing to stand for) keeps the 304 head as its block.
  * Its index line says `warc/revisit`, with no status and no digest, as pywb's indexer writes it.
  */
-async function revisitRecord(ex: Exchange, date: string, statusline: string): Promise<BuiltRecord> {
+async function revisitRecord(ex: Exchange, date: string, statusline: string, dates: CaptureDates | undefined): Promise<BuiltRecord> {
   const { WARCRecord, StatusAndHeaders, HeadersMultiMap } = await loadWarcio();
   const received: [string, string][] = [];
   for (let i = 0; i + 1 < ex.rawHeaders.length; i += 2) received.push([ex.rawHeaders[i]!, ex.rawHeaders[i + 1]!]);
   const refers = ex.refersTo;
+  // The stored copy's time is its commit's; the capture's own WARC-Date is the one to name.
+  const refersDate = refers === undefined ? undefined : ((await dates?.dateOf(refers.url, refers.fetchedAt)) ?? new Date(refers.fetchedAt).toISOString());
   const blockStatusline = refers === undefined ? statusline : CAPTURE_STATUSLINE;
   const revisit = WARCRecord.create(
     {
@@ -155,7 +159,7 @@ async function revisitRecord(ex: Exchange, date: string, statusline: string): Pr
       statusline: blockStatusline,
       httpHeaders: refers === undefined ? received : [],
       keepHeadersCase: true,
-      ...(refers === undefined ? {} : { refersToUrl: refers.url, refersToDate: new Date(refers.fetchedAt).toISOString() }),
+      ...(refers === undefined ? {} : { refersToUrl: refers.url, refersToDate: refersDate }),
     },
     [],
   );
