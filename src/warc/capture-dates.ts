@@ -47,7 +47,6 @@ export class CaptureDates {
     } catch {
       return undefined;
     }
-    const present = new Set(names);
     const byNode = new Map<string, { name: string; stamp: number }[]>();
     for (const name of names) {
       const m = /^(\d{17})-(.+)-\d+\.warc\.gz(\.open)?$/.exec(name);
@@ -59,21 +58,26 @@ export class CaptureDates {
       byNode.set(m[2]!, list);
     }
     const limitTs = cdxTimestamp(new Date(limitMs).toISOString());
-    let best: string | undefined;
+    const found: { warcName: string; capture: Capture }[] = [];
     for (const files of byNode.values()) {
       files.sort((a, b) => b.stamp - a.stamp || (a.name < b.name ? 1 : -1));
       for (const { name } of files.slice(0, 2)) {
         const closed = !name.endsWith(OPEN_SUFFIX);
         const warcName = closed ? name : name.slice(0, -OPEN_SUFFIX.length);
-        // A file renamed (closed) since the listing is read under its new name.
-        const path = join(this.#dir, present.has(name) ? name : warcName);
-        const captures = (await this.#index(warcName, closed)).get(url) ?? [];
-        for (const c of captures) {
-          if (c.ts > limitTs) continue;
-          const date = await recordDate(path, c).catch(() => undefined);
-          if (date !== undefined && Date.parse(date) <= limitMs && (best === undefined || Date.parse(date) > Date.parse(best))) best = date;
+        for (const capture of (await this.#index(warcName, closed)).get(url) ?? []) {
+          if (capture.ts <= limitTs) found.push({ warcName, capture });
         }
       }
+    }
+    // The newest second first; within it, the newest WARC-Date at or before the limit. A record
+    // that cannot be read gives no date: an older capture is never named in its place.
+    found.sort((a, b) => (a.capture.ts < b.capture.ts ? 1 : a.capture.ts > b.capture.ts ? -1 : 0));
+    let best: string | undefined;
+    for (const { warcName, capture } of found) {
+      if (best !== undefined && capture.ts < cdxTimestamp(best)) break;
+      const date = await recordDate(join(this.#dir, warcName), capture);
+      if (date === undefined) return undefined;
+      if (Date.parse(date) <= limitMs && (best === undefined || Date.parse(date) > Date.parse(best))) best = date;
     }
     return best;
   }
@@ -153,8 +157,19 @@ function stampMs(s: string): number {
 /** Bytes of a record read to find its WARC headers (they come first). */
 const HEAD_BYTES = 16 * 1024;
 
-/** The WARC-Date of the record (one gzip member) at `c` in the file. */
-async function recordDate(path: string, c: Capture): Promise<string | undefined> {
+/** The WARC-Date of the record (one gzip member) at `c` in the file, closed or still open; undefined when it cannot be read. */
+async function recordDate(closedPath: string, c: Capture): Promise<string | undefined> {
+  for (const path of [`${closedPath}${OPEN_SUFFIX}`, closedPath]) {
+    try {
+      return await recordDateIn(path, c);
+    } catch {
+      // not under this name (closed, or not yet), or not readable
+    }
+  }
+  return undefined;
+}
+
+async function recordDateIn(path: string, c: Capture): Promise<string | undefined> {
   const fh = await open(path, 'r');
   try {
     const buf = Buffer.alloc(Math.min(c.length, HEAD_BYTES));
