@@ -3,12 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { WARCParser } from 'warcio';
 import { CHANGING_SITE_FLAGS, ChangingSite } from '../support/changing-site.js';
 import { BIN, FAST, runCli, tempDir } from '../support/cli.js';
 import { surt } from '../../src/warc/surt.js';
-import { checkWarcDir } from '../support/warc-check.js';
+import { checkWarcDir, parseRecord } from '../support/warc-check.js';
 
 const PAGES = 20;
 const PROFILE = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
@@ -51,6 +52,42 @@ describe('crawl --warc --recrawl-after: a 304 is a revisit record (docs/warc.md)
       const request = set.requests.find((q) => q.headers.get('warc-concurrent-to') === v.headers.get('warc-record-id'));
       assert.ok(request !== undefined, `${url}: no request record`);
       assert.ok(request.http!.headers.some(([k]) => /^if-(none-match|modified-since)$/i.test(k)), 'the request was conditional');
+    }
+  });
+
+  test("pywb's resolution, from the CDXJ lines and the revisit's fields, replays every revisited page with its content", async () => {
+    // pywb (docs/warc.md): the revisit's line is `warc/revisit`; its block is not a 3xx; the
+    // original is the line of the key of WARC-Refers-To-Target-URI, not a revisit (of the
+    // revisit's digest when its line has one), closest to WARC-Refers-To-Date; the revisit's
+    // block has no header lines, so the original's status line, headers and payload are replayed.
+    const set = await checkWarcDir(warcDir());
+    const index: Record<string, string>[] = [];
+    for (const name of (await readdir(warcDir())).filter((n) => n.endsWith('.cdxj'))) {
+      for (const l of (await readFile(join(warcDir(), name), 'utf8')).split('\n').filter((x) => x !== '')) {
+        index.push({ ...(JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>), key: l.split(' ')[0]!, ts: l.split(' ')[1]! });
+      }
+    }
+    assert.ok(set.revisits.length > 0);
+    for (const v of set.revisits) {
+      const url = v.headers.get('warc-target-uri')!;
+      const line = index.find((l) => l.url === url && l.mime === 'warc/revisit' && Number(l.offset) === v.offset);
+      assert.ok(line !== undefined, `${url}: the revisit's index line`);
+      assert.ok(!/^\S+ 3/.test(v.http!.firstLine), 'not replayed as an empty redirect');
+      assert.deepEqual(v.http!.headers, [], "no header lines: the original's are replayed");
+      const at = Number(v.headers.get('warc-refers-to-date')!.replace(/[^0-9]/g, '').slice(0, 14));
+      const key = surt(v.headers.get('warc-refers-to-target-uri')!);
+      const [original] = index
+        .filter((l) => l.key === key && l.mime !== 'warc/revisit' && (line.digest === undefined || l.digest === line.digest))
+        .sort((a, b) => Math.abs(Number(a.ts) - at) - Math.abs(Number(b.ts) - at));
+      assert.ok(original !== undefined, `${url}: pywb finds no original`);
+      const offset = Number(original.offset);
+      const bytes = await readFile(join(warcDir(), original.filename!));
+      const record = parseRecord(gunzipSync(bytes.subarray(offset, offset + Number(original.length))), offset, Number(original.length));
+      assert.ok(record !== undefined);
+      assert.equal(record.headers.get('warc-type'), 'response');
+      assert.equal(record.headers.get('warc-date'), v.headers.get('warc-refers-to-date'), `${url}: resolved to the capture named`);
+      assert.match(record.http!.firstLine, /^HTTP\/1\.1 200 /);
+      assert.ok(record.http!.payload.length > 0, `${url}: replayed with its content`);
     }
   });
 
