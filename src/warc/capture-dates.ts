@@ -31,6 +31,7 @@ const CACHED_FILES = 32;
  */
 export class CaptureDates {
   readonly #dir: string;
+  #listing: { names: string[]; wall: number; mono: number } | undefined;
   readonly #cache = new Map<string, { byUrl: Map<string, Capture[]>; read: number; closed: boolean; ino: number }>();
 
   constructor(dir: string) {
@@ -41,12 +42,8 @@ export class CaptureDates {
   async dateOf(url: string, notAfter: string): Promise<string | undefined> {
     const limitMs = Date.parse(notAfter);
     if (!Number.isFinite(limitMs)) return undefined;
-    let names: string[];
-    try {
-      names = await readdir(this.#dir);
-    } catch {
-      return undefined;
-    }
+    const names = await this.#names(limitMs);
+    if (names === undefined) return undefined;
     const byNode = new Map<string, { name: string; stamp: number }[]>();
     for (const name of names) {
       const m = /^(\d{17})-(.+)-\d+\.warc\.gz(\.open)?$/.exec(name);
@@ -80,6 +77,25 @@ export class CaptureDates {
       if (Date.parse(date) <= limitMs && (best === undefined || Date.parse(date) > Date.parse(best))) best = date;
     }
     return best;
+  }
+
+  /**
+   * The names in the directory. A listing is used again for a second (a recrawl's 304s come in
+   * bursts), unless the capture sought may be in a file started since it was made (its commit
+   * less than LISTING_MARGIN_MS before the listing: machines' clocks differ).
+   */
+  async #names(limitMs: number): Promise<string[] | undefined> {
+    const l = this.#listing;
+    if (l !== undefined && performance.now() - l.mono < LISTING_REUSE_MS && limitMs < l.wall - LISTING_MARGIN_MS) return l.names;
+    try {
+      const wall = Date.now();
+      const mono = performance.now();
+      const names = await readdir(this.#dir);
+      this.#listing = { names, wall, mono };
+      return names;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -140,6 +156,9 @@ export class CaptureDates {
     return entry.byUrl;
   }
 }
+
+const LISTING_REUSE_MS = 1000;
+const LISTING_MARGIN_MS = 10 * 60_000;
 
 /** `yyyyMMddHHmmssSSS` (a WARC file name's start) as ms since the epoch. */
 function stampMs(s: string): number {
