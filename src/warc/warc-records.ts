@@ -63,7 +63,8 @@ function mediaTypeOf(raw: readonly string[]): string {
  * `toString()` gives it, CRLF, the payload.
  */
 function setDigests(record: WARCRecord, payload: Buffer | 'revisit'): void {
-  const head = Buffer.from(`${record.httpHeaders!.toString()}\r\n`);
+  // A revisit that stands for a capture has an empty block (no HTTP head).
+  const head = record.httpHeaders === null ? Buffer.alloc(0) : Buffer.from(`${record.httpHeaders.toString()}\r\n`);
   // A server-not-modified revisit has no payload, so no payload digest (its block is the head).
   const block = createHash('sha256').update(head).update(payload === 'revisit' ? Buffer.alloc(0) : payload).digest('hex');
   if (payload !== 'revisit') record.warcHeaders.headers.set('WARC-Payload-Digest', `sha256:${createHash('sha256').update(payload).digest('hex')}`);
@@ -122,9 +123,6 @@ export async function exchangeRecords(ex: Exchange, dates?: CaptureDates): Promi
 /** WARC-Profile of a revisit record for a 304 answer (WARC 1.1, section 6.7.3). */
 export const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
 
-/** The status line of a revisit's block when it stands for a stored capture: a stored page is a 2xx one. */
-export const CAPTURE_STATUSLINE = 'HTTP/1.1 200 OK';
-
 /** WARC fields of a revisit that keep what the server answered: its status line, and its header lines as JSON pairs. */
 export const SERVER_RESPONSE_FIELD = 'WARC-Mountcrawl-Server-Response';
 export const SERVER_HEADERS_FIELD = 'WARC-Mountcrawl-Server-Headers';
@@ -134,10 +132,11 @@ export const SERVER_HEADERS_FIELD = 'WARC-Mountcrawl-Server-Headers';
  * When the request's validators came from a stored capture (a recrawl), the record stands for
  * that capture so that replay tools show the page: it names it (WARC-Refers-To-Target-URI, and
  * WARC-Refers-To-Date the capture's own WARC-Date as the indexes give it, capture-dates.ts; the
- * stored copy's time when no index has it), and its block is the status line `HTTP/1.1 200 OK` with no header lines, which pywb
- * and wabac.js resolve to the capture's own status, headers and payload (a 3xx there would be
- * replayed as an empty redirect). What the server answered is kept whole in two WARC fields:
- * WARC-Mountcrawl-Server-Response (`HTTP/1.1 304 Not Modified`) and
+ * stored copy's time when no index has it), and its block is empty: pywb and wabac.js then
+ * replay the capture's own status line, headers and payload (with the 304's head in the block,
+ * pywb replays an empty 304, as it does any 3xx revisit; with a status line and no headers, it
+ * replays that status line with no Content-Type). What the server answered is kept whole in
+ * two WARC fields: WARC-Mountcrawl-Server-Response (`HTTP/1.1 304 Not Modified`) and
  * WARC-Mountcrawl-Server-Headers (its header lines, `[[name, value], ...]`). A 304 with no
  * stored capture behind it (nothing to stand for) keeps the 304 head as its block.
  * Its index line says `warc/revisit`, with no status and no digest, as pywb's indexer writes it.
@@ -149,17 +148,14 @@ async function revisitRecord(ex: Exchange, date: string, statusline: string, dat
   const refers = ex.refersTo;
   // The stored copy's time is its commit's; the capture's own WARC-Date is the one to name.
   const refersDate = refers === undefined ? undefined : ((await dates?.dateOf(refers.url, refers.fetchedAt)) ?? new Date(refers.fetchedAt).toISOString());
-  const blockStatusline = refers === undefined ? statusline : CAPTURE_STATUSLINE;
   const revisit = WARCRecord.create(
     {
       url: ex.url,
       date,
       type: 'revisit',
       warcVersion: 'WARC/1.1',
-      statusline: blockStatusline,
-      httpHeaders: refers === undefined ? received : [],
+      ...(refers === undefined ? { statusline, httpHeaders: received } : { refersToUrl: refers.url, refersToDate: refersDate }),
       keepHeadersCase: true,
-      ...(refers === undefined ? {} : { refersToUrl: refers.url, refersToDate: refersDate }),
     },
     [],
   );
@@ -168,11 +164,13 @@ async function revisitRecord(ex: Exchange, date: string, statusline: string, dat
   h.set('WARC-Profile', SERVER_NOT_MODIFIED);
   h.set(SERVER_RESPONSE_FIELD, statusline);
   h.set(SERVER_HEADERS_FIELD, JSON.stringify(received));
-  if (revisit.httpHeaders === null) {
+  if (refers !== undefined) {
+    revisit.httpHeaders = null;
+  } else if (revisit.httpHeaders === null) {
     // warcio leaves out an HTTP head with no header lines: keep the status line anyway.
-    revisit.httpHeaders = new StatusAndHeaders({ statusline: blockStatusline, headers: new HeadersMultiMap() });
+    revisit.httpHeaders = new StatusAndHeaders({ statusline, headers: new HeadersMultiMap() });
   }
-  return build(revisit, Number(blockStatusline.split(' ')[1]), 'warc/revisit', 'revisit');
+  return build(revisit, ex.status, 'warc/revisit', 'revisit');
 }
 
 async function responseRecord(ex: Exchange, date: string, statusline: string, payload: Buffer): Promise<BuiltRecord> {
