@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, test } from 'node:test';
 import { WARCParser, type WARCRecord } from 'warcio';
 import { cdxjLine } from '../../src/warc/cdxj.js';
+import { WarcFileReader } from '../../src/warc/warc-file-reader.js';
+import { cdxEntryOf } from '../../src/warc/warc-repair.js';
 import type { Exchange } from '../../src/warc/exchange.js';
 import { type BuiltRecord, exchangeRecords } from '../../src/warc/warc-records.js';
 
@@ -132,6 +137,26 @@ describe('a 304 revisit record replays the capture it stands for (docs/warc.md)'
       )
       .sort((a, b) => Math.abs(Number(a.ts) - refersTs) - Math.abs(Number(b.ts) - refersTs));
     assert.equal(candidates[0]?.offset, '0', 'the closest capture that is not a revisit is the original');
+  });
+
+  test('a repair indexes a revisit exactly as its writer did', async () => {
+    const [revisit] = await exchangeRecords(notModified({ url: URL_, fetchedAt: ORIGINAL_AT }));
+    const dir = await mkdtemp(join(tmpdir(), 'mountcrawl-revisit-'));
+    try {
+      await writeFile(join(dir, 'f.warc.gz'), revisit.bytes);
+      const records = [];
+      for await (const r of new WarcFileReader(join(dir, 'f.warc.gz')).records()) records.push(r);
+      const written = cdxjLine({
+        ...revisit,
+        digest: revisit.payloadDigest,
+        offset: 0,
+        length: revisit.bytes.length,
+        filename: 'f.warc.gz',
+      });
+      assert.equal(cdxjLine(cdxEntryOf(records[0]!, 'f.warc.gz')!), written);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('a 304 with no stored capture behind it stays a 304 (there is no page to stand for)', async () => {
