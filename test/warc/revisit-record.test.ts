@@ -59,11 +59,7 @@ describe('a 304 revisit record replays the capture it stands for (docs/warc.md)'
     assert.equal(record.warcContentLength, 0);
     assert.equal(payload.length, 0);
     assert.equal(record.warcPayloadDigest, null);
-  });
-
-  test('it names the capture: WARC-Refers-To-Target-URI and WARC-Refers-To-Date', async () => {
-    const [revisit] = await exchangeRecords(notModified({ url: URL_, fetchedAt: ORIGINAL_AT }));
-    const { record } = await parsed(revisit);
+    // It names the capture it stands for.
     assert.equal(record.warcRefersToTargetURI, URL_);
     assert.equal(record.warcRefersToDate, ORIGINAL_AT);
     assert.equal(record.warcTargetURI, URL_);
