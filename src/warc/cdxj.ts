@@ -1,7 +1,9 @@
+import { surt } from './surt.js';
+
 /** What a CDXJ line says about one response record (pywb's CDXJ fields). */
 export interface CdxEntry {
   readonly url: string;
-  /** The URL's SURT form (warcio's getSurt), the key the index is sorted by. */
+  /** The URL's SURT form as pywb computes it (surt.ts), the key the index is sorted by. */
   readonly surt: string;
   /** WARC-Date of the record, ISO 8601. */
   readonly date: string;
@@ -18,10 +20,10 @@ export interface CdxEntry {
   readonly filename: string;
 }
 
-/** The SURT key of a URL (the URL itself when warcio cannot make one). */
-export function surtOf(getSurt: (url: string) => string, url: string): string {
+/** The SURT key of a URL as pywb looks it up (the URL itself when it has none: an invalid port). */
+export function surtOf(url: string): string {
   try {
-    return getSurt(url);
+    return surt(url);
   } catch {
     return url;
   }
@@ -42,7 +44,9 @@ export function cdxjLine(e: CdxEntry): string {
     url: e.url,
     // No Content-Type, no mime field (as warcio's indexer writes it).
     ...(e.mime === '-' ? {} : { mime: e.mime }),
-    status: String(e.status),
+    // A revisit's line has no status (pywb's indexer gives one to response records only):
+    // pywb and wabac.js take it from the capture the revisit resolves to.
+    ...(e.mime === 'warc/revisit' ? {} : { status: String(e.status) }),
     // As warcio's and pywb's indexers write it: the digest without its algorithm prefix.
     // No payload digest (a server-not-modified revisit), no digest field, as warcio writes it.
     ...(e.digest === '' ? {} : { digest: e.digest.replace(/^[a-z0-9-]+:/i, '') }),

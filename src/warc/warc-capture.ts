@@ -8,6 +8,7 @@ import { bootId } from '../cluster/local-liveness.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../progress/logger.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { CaptureDates } from './capture-dates.js';
 import { cdxjLine, sortCdxj } from './cdxj.js';
 import type { CaptureSink, Exchange } from './exchange.js';
 import { exchangeRecords, warcinfoRecord, type BuiltRecord } from './warc-records.js';
@@ -66,6 +67,7 @@ export class WarcCapture implements CaptureSink {
   #repaired = false;
   #seq = 0;
   #buildErrors = 0;
+  readonly #dates: CaptureDates;
   /** Records written (for the summary and tests). */
   records = 0;
   bytes = 0;
@@ -90,11 +92,12 @@ export class WarcCapture implements CaptureSink {
     this.#o = options;
     this.#clock = deps.clock;
     this.#log = deps.log;
+    this.#dates = new CaptureDates(options.dir);
   }
 
   capture(exchange: Exchange): void {
     this.#pending.push(
-      exchangeRecords(exchange).catch((err: unknown) => {
+      exchangeRecords(exchange, this.#dates).catch((err: unknown) => {
         if (++this.#buildErrors <= 3) this.#log.warn(`warc: record of ${exchange.url} not written: ${describeError(err)}`);
         return [];
       }),

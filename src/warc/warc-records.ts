@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { WARCRecord } from 'warcio';
 import { surtOf } from './cdxj.js';
+import type { CaptureDates } from './capture-dates.js';
 import { loadWarcio } from './warcio.js';
 import type { Exchange } from './exchange.js';
 
@@ -62,7 +63,8 @@ function mediaTypeOf(raw: readonly string[]): string {
  * `toString()` gives it, CRLF, the payload.
  */
 function setDigests(record: WARCRecord, payload: Buffer | 'revisit'): void {
-  const head = Buffer.from(`${record.httpHeaders!.toString()}\r\n`);
+  // A revisit that stands for a capture has an empty block (no HTTP head).
+  const head = record.httpHeaders === null ? Buffer.alloc(0) : Buffer.from(`${record.httpHeaders.toString()}\r\n`);
   // A server-not-modified revisit has no payload, so no payload digest (its block is the head).
   const block = createHash('sha256').update(head).update(payload === 'revisit' ? Buffer.alloc(0) : payload).digest('hex');
   if (payload !== 'revisit') record.warcHeaders.headers.set('WARC-Payload-Digest', `sha256:${createHash('sha256').update(payload).digest('hex')}`);
@@ -74,7 +76,7 @@ const GZIP = { level: 1 };
 
 async function build(record: WARCRecord, status: number, mime: string, payload?: Buffer | 'revisit'): Promise<BuiltRecord> {
   if (payload !== undefined) setDigests(record, payload);
-  const { WARCSerializer, getSurt } = await loadWarcio();
+  const { WARCSerializer } = await loadWarcio();
   const plain = await WARCSerializer.serialize(record, SERIALIZE);
   const h = record.warcHeaders.headers;
   return {
@@ -86,7 +88,7 @@ async function build(record: WARCRecord, status: number, mime: string, payload?:
     payloadDigest: h.get('WARC-Payload-Digest') ?? '',
     status,
     mime,
-    surt: surtOf(getSurt, h.get('WARC-Target-URI') ?? ''),
+    surt: surtOf(h.get('WARC-Target-URI') ?? ''),
   };
 }
 
@@ -95,12 +97,12 @@ async function build(record: WARCRecord, status: number, mime: string, payload?:
  * response), in the order they are written. An error status and a redirect are recorded like
  * any response; a body cut short says `WARC-Truncated: length`.
  */
-export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, BuiltRecord]> {
+export async function exchangeRecords(ex: Exchange, dates?: CaptureDates): Promise<[BuiltRecord, BuiltRecord]> {
   const { WARCRecord } = await loadWarcio();
   const date = new Date(ex.startedMs).toISOString();
   const payload = ex.body ?? Buffer.alloc(0);
   const statusline = `HTTP/1.1 ${ex.status} ${ex.statusText}`.trimEnd();
-  const builtResponse = ex.status === 304 ? await revisitRecord(ex, date, statusline) : await responseRecord(ex, date, statusline, payload);
+  const builtResponse = ex.status === 304 ? await revisitRecord(ex, date, statusline, dates) : await responseRecord(ex, date, statusline, payload);
   const u = new URL(ex.url);
   const request = WARCRecord.create(
     {
@@ -121,34 +123,51 @@ export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, Built
 /** WARC-Profile of a revisit record for a 304 answer (WARC 1.1, section 6.7.3). */
 export const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
 
+/** WARC fields of a revisit that keep what the server answered: its status line, and its header lines as JSON pairs. */
+export const SERVER_RESPONSE_FIELD = 'WARC-Mountcrawl-Server-Response';
+export const SERVER_HEADERS_FIELD = 'WARC-Mountcrawl-Server-Headers';
+
 /**
- * A 304 Not Modified, as a `revisit` record of profile server-not-modified: its block is the
- * 304's status line and headers as received (there is no payload to describe), and it names
- * the stored copy it confirms (WARC-Refers-To-Target-URI and -Date) when the request's
- * validators came from one (a recrawl). Its index line says `warc/revisit` (as pywb's does).
+ * A 304 Not Modified, as a `revisit` record of profile server-not-modified (docs/warc.md).
+ * When the request's validators came from a stored capture (a recrawl), the record stands for
+ * that capture so that replay tools show the page: it names it (WARC-Refers-To-Target-URI, and
+ * WARC-Refers-To-Date the capture's own WARC-Date as the indexes give it, capture-dates.ts; the
+ * stored copy's time when no index has it), and its block is empty: pywb and wabac.js then
+ * replay the capture's own status line, headers and payload (with the 304's head in the block,
+ * pywb replays an empty 304, as it does any 3xx revisit; with a status line and no headers, it
+ * replays that status line with no Content-Type). What the server answered is kept whole in
+ * two WARC fields: WARC-Mountcrawl-Server-Response (`HTTP/1.1 304 Not Modified`) and
+ * WARC-Mountcrawl-Server-Headers (its header lines, `[[name, value], ...]`). A 304 with no
+ * stored capture behind it (nothing to stand for) keeps the 304 head as its block.
+ * Its index line says `warc/revisit`, with no status and no digest, as pywb's indexer writes it.
  */
-async function revisitRecord(ex: Exchange, date: string, statusline: string): Promise<BuiltRecord> {
-  const { WARCRecord } = await loadWarcio();
-  const headers: [string, string][] = [];
-  for (let i = 0; i + 1 < ex.rawHeaders.length; i += 2) headers.push([ex.rawHeaders[i]!, ex.rawHeaders[i + 1]!]);
+async function revisitRecord(ex: Exchange, date: string, statusline: string, dates: CaptureDates | undefined): Promise<BuiltRecord> {
+  const { WARCRecord, StatusAndHeaders, HeadersMultiMap } = await loadWarcio();
+  const received: [string, string][] = [];
+  for (let i = 0; i + 1 < ex.rawHeaders.length; i += 2) received.push([ex.rawHeaders[i]!, ex.rawHeaders[i + 1]!]);
+  const refers = ex.refersTo;
+  // The stored copy's time is its commit's; the capture's own WARC-Date is the one to name.
+  const refersDate = refers === undefined ? undefined : ((await dates?.dateOf(refers.url, refers.fetchedAt)) ?? new Date(refers.fetchedAt).toISOString());
   const revisit = WARCRecord.create(
     {
       url: ex.url,
       date,
       type: 'revisit',
       warcVersion: 'WARC/1.1',
-      statusline,
-      httpHeaders: headers,
+      ...(refers === undefined ? { statusline, httpHeaders: received } : { refersToUrl: refers.url, refersToDate: refersDate }),
       keepHeadersCase: true,
-      ...(ex.refersTo === undefined ? {} : { refersToUrl: ex.refersTo.url, refersToDate: new Date(ex.refersTo.fetchedAt).toISOString() }),
     },
     [],
   );
+  const h = revisit.warcHeaders.headers;
   // warcio names the identical-payload-digest profile for every revisit.
-  revisit.warcHeaders.headers.set('WARC-Profile', SERVER_NOT_MODIFIED);
-  if (revisit.httpHeaders === null) {
+  h.set('WARC-Profile', SERVER_NOT_MODIFIED);
+  h.set(SERVER_RESPONSE_FIELD, statusline);
+  h.set(SERVER_HEADERS_FIELD, JSON.stringify(received));
+  if (refers !== undefined) {
+    revisit.httpHeaders = null;
+  } else if (revisit.httpHeaders === null) {
     // warcio leaves out an HTTP head with no header lines: keep the status line anyway.
-    const { StatusAndHeaders, HeadersMultiMap } = await loadWarcio();
     revisit.httpHeaders = new StatusAndHeaders({ statusline, headers: new HeadersMultiMap() });
   }
   return build(revisit, ex.status, 'warc/revisit', 'revisit');

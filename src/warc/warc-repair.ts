@@ -2,7 +2,6 @@ import { rename, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { cdxjLine, sortCdxj, surtOf, type CdxEntry } from './cdxj.js';
-import { loadWarcio } from './warcio.js';
 import { WarcFileReader, httpHead } from './warc-file-reader.js';
 
 /** Suffix of a WARC file still being written. */
@@ -25,7 +24,6 @@ export function cdxjNameOf(warcName: string): string {
 export function cdxEntryOf(
   rec: { offset: number; length: number; headers: ReadonlyMap<string, string>; block: Buffer },
   filename: string,
-  getSurt: (url: string) => string,
 ): CdxEntry | undefined {
   const type = rec.headers.get('warc-type');
   if (type !== 'response' && type !== 'revisit') return undefined;
@@ -33,7 +31,7 @@ export function cdxEntryOf(
   const url = rec.headers.get('warc-target-uri') ?? '';
   return {
     url,
-    surt: surtOf(getSurt, url),
+    surt: surtOf(url),
     date: rec.headers.get('warc-date') ?? '',
     status,
     mime: type === 'revisit' ? 'warc/revisit' : mime,
@@ -81,7 +79,6 @@ export async function repairWarc(
   nodeId: string,
 ): Promise<{ records: number; cut: number; size: number }> {
   const path = join(dir, name);
-  const { getSurt } = await loadWarcio();
   const reader = new WarcFileReader(path);
   let lines = '';
   let records = 0;
@@ -90,7 +87,7 @@ export async function repairWarc(
   let response: { id: string; line: string } | undefined;
   for await (const rec of reader.records()) {
     const type = rec.headers.get('warc-type');
-    const entry = cdxEntryOf(rec, finalName, getSurt);
+    const entry = cdxEntryOf(rec, finalName);
     if (type === 'response' || type === 'revisit') {
       response = { id: rec.headers.get('warc-record-id') ?? '', line: entry === undefined ? '' : cdxjLine(entry) };
       continue;
