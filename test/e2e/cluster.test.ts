@@ -8,18 +8,11 @@ import { generatedSite, pagePath } from '../../src/site/generated-site.js';
 import { LoopbackSite, type SiteHost } from '../../src/site/site-server.js';
 import { FAST, spawnCli, tempDir, type CliResult } from '../support/cli.js';
 import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
+import { until } from '../support/until.js';
 
 const HOSTS = 6;
 const PAGES = 50;
 const PER_HOST = 2;
-
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function records(data: string): Promise<string[]> {
   return (await listFiles(data)).filter((f) => /^(links|errs)\//.test(f) && !f.split('/').pop()!.startsWith('.'));

@@ -6,14 +6,7 @@ import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { listFiles } from '../support/data-files.js';
 import { pageRoute, startRoutedSite } from '../support/routed-site.js';
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from '../support/until.js';
 
 async function linksCount(data: string): Promise<number> {
   return (await listFiles(data)).filter((f) => f.startsWith('links/') && !f.split('/').pop()!.startsWith('.')).length;

@@ -6,19 +6,12 @@ import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
+import { until } from '../support/until.js';
 
 const HOSTS = 3;
 const PAGES = 40;
 
 /** Waits until `check` is true, polling. */
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function linksRecords(data: string): Promise<string[]> {
   return (await listFiles(data)).filter((f) => f.startsWith('links/') && f.endsWith('.json') && !f.split('/').pop()!.startsWith('.'));
 }

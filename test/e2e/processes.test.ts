@@ -6,17 +6,10 @@ import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
+import { until } from '../support/until.js';
 
 const HOSTS = 4;
 const PAGES = 50;
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function nodeRecords(data: string): Promise<{ id: string; pid: number }[]> {
   const out: { id: string; pid: number }[] = [];

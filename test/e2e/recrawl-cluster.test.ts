@@ -7,18 +7,11 @@ import type { LoopbackSite } from '../../src/site/site-server.js';
 import type { LinksRecord } from '../../src/store/records.js';
 import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, listFiles, tempFiles } from '../support/data-files.js';
+import { until } from '../support/until.js';
 
 const HOSTS = 3;
 const PAGES = 40;
 const CONCURRENCY = 4;
-
-async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('recrawl on three nodes, one killed with SIGKILL mid-pass (docs/recrawl.md)', { timeout: 180_000 }, () => {
   let site: LoopbackSite;
@@ -51,7 +44,7 @@ describe('recrawl on three nodes, one killed with SIGKILL mid-pass (docs/recrawl
     const args = (id: string): string[] =>
       ['crawl', '--data', data.path, ...FAST, '--recrawl-after', '7d', '--node-id', id, '--concurrency', String(CONCURRENCY), '--per-host', '1'];
     const nodes = ['a', 'b', 'c'].map((id) => spawnCli(args(id)));
-    await until(() => secondPass() >= 20);
+    await until(() => secondPass() >= 20, 60_000);
     nodes[0]!.kill('SIGKILL');
     const results = await Promise.all(nodes.map((n) => n.done));
     assert.equal(results[0]!.signal, 'SIGKILL');

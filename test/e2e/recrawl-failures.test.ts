@@ -5,16 +5,9 @@ import { CHANGING_SITE_FLAGS, ChangingSite } from '../support/changing-site.js';
 import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, readJson } from '../support/data-files.js';
 import type { ErrsRecord, LinksRecord } from '../../src/store/records.js';
+import { until } from '../support/until.js';
 
 const PAGES = 6;
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('recrawl: failing revisits back off, gone pages are retired (docs/recrawl.md)', { timeout: 180_000 }, () => {
   let site: ChangingSite;
@@ -54,7 +47,7 @@ describe('recrawl: failing revisits back off, gone pages are retired (docs/recra
     if (soon.attempts > e.attempts) assert.ok(Date.parse(soon.lastAt) >= Date.parse(e.nextAttemptAt!), 'fetched before its back-off ended');
     e = soon;
 
-    await until(() => Date.now() > Date.parse(e.nextAttemptAt!));
+    await until(() => Date.now() > Date.parse(e.nextAttemptAt!), 60_000);
     r = await crawl();
     assert.equal(r.code, 0, r.stderr);
     const later = await errs(1);
@@ -81,7 +74,7 @@ describe('recrawl: failing revisits back off, gone pages are retired (docs/recra
     const e = await errs(3);
     assert.equal(e.attempts, 1);
     site.failing.delete(3);
-    await until(() => Date.now() > Date.parse(e.nextAttemptAt!));
+    await until(() => Date.now() > Date.parse(e.nextAttemptAt!), 60_000);
     r = await crawl();
     assert.equal(r.code, 0, r.stderr);
     assert.ok(!existsSync(`${data.path}/${filesOf(site.url('/p/3')).errs}`));
@@ -106,7 +99,7 @@ describe('recrawl with --watch: each page is fetched again when due, the node sl
     const node = spawnCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST, '--watch', '--recrawl-after', '3s']);
     try {
       const all = (n: number) => (): boolean => Array.from({ length: PAGES }, (_, i) => site.site.count(site.url(`/p/${i}`))).every((c) => c >= n);
-      await until(all(2));
+      await until(all(2), 60_000);
       assert.equal(node.exitCode, null, 'a watching node exited');
     } finally {
       node.kill('SIGTERM');

@@ -3,14 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
-
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from '../support/until.js';
 
 describe('--watch and `mountcrawl seed`', { timeout: 60_000 }, () => {
   let site: LoopbackSite;
