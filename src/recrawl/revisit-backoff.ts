@@ -7,7 +7,7 @@ export const GONE_TRIES = 2;
 
 /**
  * The wait before the next revisit of a page whose revisit failed `attempts` times in a
- * row: 2, 4, 8 times its interval (the seed design's back-off; at least a second), or
+ * row: 2, 4, 8 times its interval (backoffMs, the back-off of page retries, on the interval; at least a second), or
  * undefined when the page is retired: after REVISIT_TRIES failures, or GONE_TRIES for a
  * 404 or 410.
  */

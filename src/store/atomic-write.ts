@@ -21,7 +21,7 @@ export interface AtomicWriteOptions {
 }
 
 /**
- * Writes `data` to `path` whole or not at all (DESIGN invariant 1): the bytes go to a hidden
+ * Writes `data` to `path` whole or not at all (docs/protocol.md, invariant 1): the bytes go to a hidden
  * temporary file in the same directory, created exclusively, then one rename publishes it,
  * replacing any earlier version atomically. A reader (on this machine or another one on the
  * mount) sees the old file, the new file, or no file: never a part. If anything fails the

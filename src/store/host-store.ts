@@ -182,7 +182,7 @@ export class HostStore {
   /**
    * Lists a host's directories once (no stat per URL): the keys with links records, the errs
    * records, and removes temporary files whose writer `isGone` says is dead or is a previous
-   * incarnation (DESIGN invariant 4). Missing directories are an empty host.
+   * incarnation (docs/protocol.md, invariant 4). Missing directories are an empty host.
    */
   async listHost(hostDir: string, isGone: (nodeId: string) => boolean): Promise<HostListing> {
     const [html, links, errs] = await Promise.all(

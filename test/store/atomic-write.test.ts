@@ -178,7 +178,7 @@ function waitForReady(child: ChildProcess): Promise<void> {
   });
 }
 
-describe('writeFileAtomic: SIGKILL (DESIGN invariant 1)', () => {
+describe('writeFileAtomic: SIGKILL (docs/protocol.md, invariant 1)', () => {
   test('a reader never sees a partial file while a writer rewrites it, nor after the writer is killed', async () => {
     const dir = await freshDir();
     const path = join(dir, 'record.bin');
