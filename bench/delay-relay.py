@@ -16,7 +16,7 @@ It exits when stdin closes, so it never outlives the bench that started it.
 
 Why Python and not Node: Node's timers have a resolution of one millisecond, so a Node relay
 cannot add 0.25 ms; time.sleep() here uses nanosleep. The kernel of the bench machines has no
-netem qdisc (docs/benchmarks.md).
+netem qdisc (docs/benchmarks-log.md, "Scale-out").
 """
 import argparse
 import json

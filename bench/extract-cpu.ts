@@ -8,7 +8,7 @@
  * Prints one line per shape: the median and the best of the rounds' CPU time (user + system)
  * per page, links per page, and the load average when it ran. For a count that does not
  * depend on the load: `valgrind --tool=callgrind node dist/bench/extract-cpu.js --rounds 1`
- * (docs/benchmarks.md).
+ * (docs/benchmarks-log.md, "CPU per page of link extraction, per shape").
  */
 import { loadavg } from 'node:os';
 import { extractLinks } from '../src/extract/link-extractor.js';

@@ -5,7 +5,7 @@
  * data directory (nothing to do: it only heartbeats and reseeds) and, once it is idle,
  * traced with `strace -f -c` for `--trace` seconds. Reported: system calls per second by
  * name (statx, openat, getdents64, ...), the node's CPU in that window, and its heartbeats'
- * mean and longest wall time (from its end summary). Needs strace. docs/benchmarks.md,
+ * mean and longest wall time (from its end summary). Needs strace. docs/benchmarks-log.md,
  * "Broad crawl", has the results.
  */
 import { spawn, spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * What host partitioning allows a latency-bound cluster (docs/benchmarks.md, "The partition
+ * What host partitioning allows a latency-bound cluster (docs/benchmarks-log.md, "The partition
  * bound"): with `--per-host 1` and hosts of equal size, N nodes finish when the node with the
  * most hosts does, so N nodes can run at most (hosts / most hosts on one node) times one node.
  * This draws the host directories of the bench's site (127.0.x.y_<random port>) `--trials`

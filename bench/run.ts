@@ -269,7 +269,7 @@ async function runPeer(p: PeerName, scenario: string): Promise<PeerResult> {
   // A peer's files stay until the bench ends (the work directory goes then): removing tens of
   // thousands of files just before the next peer runs made that peer's file creation slower
   // on some disks (an ext4 without a journal skips recently freed inodes one by one:
-  // docs/benchmarks.md, "Links found in a thread"), and it is the same for every peer now.
+  // docs/benchmarks-log.md, "What a new file costs on this machine's disk"), and it is the same for every peer now.
   if (profileDir !== undefined) process.stdout.write(`CPU profile of mountcrawl, ${scenario} (${profileDir}):\n${formatProfile(await summarizeProfiles(profileDir))}\n\n`);
   return row;
 }

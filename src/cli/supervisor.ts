@@ -97,7 +97,7 @@ const CHILD_SEMI_SPACE_MB = 4;
  * user set one (on the command line or in NODE_OPTIONS). A node's live data is small and its
  * garbage (response bodies, records) dies young: with 16 MiB semi-spaces the dead bodies
  * wait longer for a collection, about 20 MiB more peak RSS a process at the same pages/s
- * (docs/benchmarks.md, "A smaller young generation for --processes"). A single process cannot
+ * (docs/benchmarks-log.md, "A smaller young generation for --processes"). A single process cannot
  * set it for itself: Node reads it only at start.
  */
 export function childExecArgv(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
@@ -153,7 +153,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   };
 
   // A sibling turned idle or ended: the others look at nodes/ now rather than at their next
-  // heartbeat, so that the last ones see the end at once (docs/benchmarks.md, fixed costs).
+  // heartbeat, so that the last ones see the end at once (docs/benchmarks-log.md, "Fixed costs of one crawl").
   const nudge = (from: Slot): void => {
     for (const s of slots) {
       if (s === from || s.child?.connected !== true) continue;

@@ -189,7 +189,7 @@ export class Leases {
   /**
    * Gives up every lease this node holds (its exit), several at once: each release is a
    * read, a rename and a read over the mount, and one after another 100 leases took 3.3 s
-   * of a node's exit over sshfs (docs/benchmarks.md, "The start and end of a node over sshfs"). Best
+   * of a node's exit over sshfs (docs/benchmarks-log.md, "The start and end of a node over sshfs"). Best
    * effort: a release that fails leaves the lease to be taken over after --dead-after.
    */
   async releaseAll(): Promise<void> {

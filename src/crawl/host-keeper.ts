@@ -44,7 +44,7 @@ export interface HostKeeperDeps {
  * mount's round trips bound the file operations in flight, every host then became ready at
  * about the same time, 1.6 s after the reseed for 100 hosts, and no request started before.
  * A few at a time, the first hosts are ready at once and the rest follow at the same pace
- * (docs/benchmarks.md, "The start and end of a node over sshfs").
+ * (docs/benchmarks-log.md, "The start and end of a node over sshfs").
  */
 export const TAKE_PARALLELISM = 8;
 

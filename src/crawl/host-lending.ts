@@ -85,7 +85,7 @@ export interface NodeBalance {
  * node lends what its hosts want beyond --concurrency to nodes with free slots. Above 0
  * (every slot is taken) hosts still move from a node with many waiting for a slot to one with
  * few: the nodes then run out of work together, instead of one idle while another still has
- * hosts waiting (docs/benchmarks.md, "Lending by balance").
+ * hosts waiting (docs/benchmarks-log.md, "Lending by balance").
  */
 export function evenBalance(balances: readonly number[]): number {
   if (balances.length === 0) return 0;

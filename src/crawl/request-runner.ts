@@ -147,7 +147,7 @@ export class RequestRunner {
    * The first request (robots.txt, as a rule) has ended: the write and extract threads start
    * now, and their modules load while the first pages are fetched, instead of when the first
    * page needs them (130 to 300 ms of a busy start). Not earlier: on two cores, loading them
-   * beside the node's own start delayed the first request by 40 to 100 ms (docs/benchmarks.md,
+   * beside the node's own start delayed the first request by 40 to 100 ms (docs/benchmarks-log.md,
    * "The threads started at the first response").
    */
   #startThreads(): void {

@@ -41,7 +41,7 @@ interface Pending {
  * A worker thread that finds the links of a node's HTML pages (extractLinks: the encoding,
  * the tag scanner, resolution and normalization of every href), so that the main thread, the
  * one that runs the requests, the frontier and the commits, is not also the one that reads
- * every byte of every page (docs/benchmarks.md, "Links found in a thread"). The main thread
+ * every byte of every page (docs/benchmarks-log.md, "Links found in a thread"). The main thread
  * copies a page's body into a buffer of its own and moves it to the thread with the pages of
  * the same turn of the event loop, in one message; the thread answers them in one message.
  * The links are those extractLinks returns on the main thread, byte for byte: the thread runs
@@ -84,7 +84,7 @@ export class ExtractThread {
    * An ExtractThread when the process has a core of its own for it: at least two cores per
    * process of this machine's crawl (`processes`: 1, or N of --processes N). With fewer, the
    * thread would take its core from another node's main thread and add the cost of moving
-   * each page to it (docs/benchmarks.md).
+   * each page to it (docs/benchmarks-log.md, "Links found in a thread").
    */
   static forProcesses(normalize: NormalizeOptions, processes: number, cores: number = availableParallelism()): ExtractThread | undefined {
     return cores >= 2 * processes ? new ExtractThread(normalize) : undefined;

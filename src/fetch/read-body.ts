@@ -150,7 +150,7 @@ function chain(streams: readonly Readable[], fail: (err: Error) => void): void {
 /**
  * Pipes `source` through `decoders` and gathers what comes out, up to `cap` bytes. Plain
  * stream events rather than stream.pipeline: pipeline allocates an AbortController and a
- * DOMException per call, a measurable cost per page (docs/benchmarks.md).
+ * DOMException per call, a measurable cost per page (docs/benchmarks-log.md, "Where the time goes").
  */
 function collect(source: Readable, decoders: readonly Transform[], cap: number): Promise<BodyBytes> {
   const streams: (Readable | Transform)[] = [source, ...decoders];

@@ -150,7 +150,7 @@ async function loadHookModule(file: string): Promise<HookModule> {
     throw new FatalError('BAD_OPTION', `--hook ${file}: exports none of ${ENTRY_POINTS.join(', ')}`, ExitCode.USAGE);
   }
   // cheerio is loaded only for an onPage hook: a crawl without one starts without it
-  // (a quarter of the start-up's module loading, docs/benchmarks.md).
+  // (a quarter of the start-up's module loading, docs/benchmarks-log.md, "What changed").
   if (hooks.onPage !== undefined) cheerioLoad ??= (await import('cheerio')).load;
   return hooks as unknown as HookModule;
 }

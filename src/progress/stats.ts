@@ -54,7 +54,7 @@ export class CrawlStats {
    * hand-offs they read, and the process CPU (microseconds) spent while they ran.
    */
   readonly discovery = { reseeds: 0, recordsRead: 0, handoffsRead: 0, cpuMicros: 0 };
-  /** Heartbeats run, and their wall time (ms): what a node pays per beat whatever it crawls (docs/benchmarks.md, "Broad crawl"). */
+  /** Heartbeats run, and their wall time (ms): what a node pays per beat whatever it crawls (docs/benchmarks-log.md, "Broad crawl"). */
   readonly heartbeats = { beats: 0, totalMs: 0, maxMs: 0 };
   /**
    * Pages fetched but not written because their host's lease was lost or this node was

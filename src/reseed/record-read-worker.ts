@@ -1,7 +1,7 @@
 /**
  * A worker thread of RecordReadPool (src/reseed/record-read-pool.ts): reads links records with
  * synchronous calls (no thread-pool round trip per open, read and close: about a sixth of
- * the CPU per record, docs/benchmarks.md), parses and checks them, and sends back the links
+ * the CPU per record, docs/benchmarks-log.md, "Speed per node"), parses and checks them, and sends back the links
  * it has not sent before in this scan at this depth or a lower one.
  */
 import { closeSync, openSync, readSync } from 'node:fs';

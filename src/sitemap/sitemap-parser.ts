@@ -168,7 +168,7 @@ async function* chunks(body: Readable): AsyncGenerator<Buffer> {
 /**
  * A copy of `s` that holds nothing else. A URL cut out of a chunk of the body is, in V8, a
  * slice of that chunk's text, and keeping it would keep the whole chunk (64 KiB for a URL of
- * 40 characters: a 50 MB sitemap was held whole, docs/benchmarks.md "A sitemap of 50 MB").
+ * 40 characters: a 50 MB sitemap was held whole, docs/benchmarks-log.md, "A sitemap of 50 MB").
  * Joining it to another string makes a new flat string, and the slice refers to that.
  */
 function ownCopy(s: string): string {

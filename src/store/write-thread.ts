@@ -64,7 +64,7 @@ const YOUNG_GENERATION_MB = 2;
 const RING_BYTES = 4 * 1024 * 1024;
 
 /**
- * A worker thread that makes a node's page writes on a local disk (docs/benchmarks.md, "A
+ * A worker thread that makes a node's page writes on a local disk (docs/benchmarks-log.md, "A
  * write thread on a local disk"). An atomic write through libuv's thread pool is four calls (open,
  * write, close, rename), each handed from the main thread to a pool thread and its result
  * handed back: on a machine with few cores the main thread loses its core to the pool

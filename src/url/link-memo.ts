@@ -1,7 +1,7 @@
 /**
  * The links one reseed scan has already offered, so that each distinct URL is offered (and
  * hashed with SHA-224 by the node's frontier) once per scan rather than once per record that
- * mentions it (13 times on average in the reseed bench, docs/benchmarks.md).
+ * mentions it (13 times on average in the reseed bench, docs/benchmarks-log.md, "Reseeds").
  *
  * A URL is held as a 64-bit fingerprint (two independent 32-bit hashes of its UTF-16 code
  * units, computed in JavaScript: about a tenth of a SHA-224) with the lowest depth it was
