@@ -250,7 +250,7 @@ export class Membership {
 
   /**
    * The live peers not seen idle while this node is idle, when there are 1 to `most` of
-   * them: the crawl ends when they go idle (docs/protocol.md, "The end"). Undefined when this
+   * them: the crawl ends when they go idle (docs/protocol.md, "Rounds, reseeds and the end of the crawl"). Undefined when this
    * node is not idle, or when no peer or more than `most` are busy.
    */
   lastBusyPeers(most: number): string[] | undefined {

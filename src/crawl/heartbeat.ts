@@ -16,7 +16,7 @@ const SWEEP_EVERY = 300;
 
 /**
  * How often an idle node reads the records of the last peers still at work (docs/protocol.md,
- * "The end"): a quarter of the heartbeat, within these bounds, when at most END_WATCH_PEERS
+ * "Rounds, reseeds and the end of the crawl"): a quarter of the heartbeat, within these bounds, when at most END_WATCH_PEERS
  * are (with more, the next heartbeat comes before the last of them is done).
  */
 export const END_WATCH_MIN_MS = 50;
@@ -158,7 +158,7 @@ export class Heartbeat {
   }
 
   /**
-   * The end of a crawl, sooner (docs/protocol.md, "The end"): while this node is idle and a
+   * The end of a crawl, sooner (docs/protocol.md, "Rounds, reseeds and the end of the crawl"): while this node is idle and a
    * few live peers are still at work, read their records every quarter heartbeat (small
    * reads, nothing written or listed) and beat at once when one says idle or done, or is
    * gone, instead of learning it at the next heartbeat. Timing only: the heartbeat decides.

@@ -29,7 +29,7 @@ export interface ShutdownOptions {
 /**
  * Stops a node: requests in flight finish (or are abandoned after a grace period), then
  * timers, captures, hand-offs, hosts and leases go, and the node leaves. `complete`: the crawl
- * ended by the rule (docs/protocol.md, "The end"): the node may leave done. Returns the errs
+ * ended by the rule (docs/protocol.md, "Rounds, reseeds and the end of the crawl"): the node may leave done. Returns the errs
  * records of the hosts it held to the end (errsOfHostsHeld).
  */
 export async function shutDownNode(p: Parts, complete: boolean, o: ShutdownOptions): Promise<ReadonlyMap<string, HostErrs> | undefined> {

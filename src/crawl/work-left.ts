@@ -1,8 +1,8 @@
 /**
  * "Nothing left", said once. A node asks it at two depths: whether it has anything in hand
  * (the request loop has nothing to start or wait for), and, after a reseed, whether anything
- * is left at all (only then does the end rule of termination.ts apply, docs/protocol.md
- * "The end").
+ * is left at all (only then does the end rule of termination.ts apply, docs/protocol.md,
+ * "Rounds, reseeds and the end of the crawl").
  */
 
 /** What a node holds in memory: URLs queued (hosts waiting for a lease, a listing or robots.txt included) and requests in flight. */
