@@ -1,7 +1,7 @@
 /**
  * Lending hosts (docs/protocol.md, "Lending hosts"): which hosts a node above the cluster's
  * even balance lends, and to which peers below it. Pure functions of what the node knows, so
- * that every rule is tested (test/crawl/host-lending.test.ts).
+ * that every rule is tested (test/unit/crawl/host-lending.test.ts).
  */
 
 /** A host's share of a node's request slots. */

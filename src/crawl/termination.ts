@@ -3,7 +3,7 @@ import type { NodeRecord } from '../cluster/node-record.js';
 /**
  * When a crawl is over (docs/protocol.md, "Rounds, reseeds and the end of the crawl"): a node whose frontier is empty and
  * whose reseed found nothing decides what to do next. The rule is a pure function of what
- * the node saw, so that every case is tested (test/crawl/termination.test.ts).
+ * the node saw, so that every case is tested (test/unit/crawl/termination.test.ts).
  */
 
 /** What a node knows after a reseed that found nothing (and with nothing queued or in flight). */

@@ -4,7 +4,7 @@
  * tags, their attributes and their ends, and nothing else (no text, comments or end tags), and
  * it skips everything else with `indexOf` jumps instead of a callback per state change. Its
  * rules are the tokenizer's, quirks included, so that a page yields exactly the links it did
- * before; test/extract/tag-scanner.test.ts compares the two on every construct and on random
+ * before; test/unit/extract/tag-scanner.test.ts compares the two on every construct and on random
  * documents. The quirks kept on purpose:
  *
  * - `<!` starts a declaration that runs to the next `>` after the character following `<!`

@@ -4,7 +4,7 @@
  * page, each a parse in C++ and an object. It accepts only inputs whose WHATWG parse it
  * reproduces exactly (ASCII host names, dotted-quad IPv4, plain ports, paths and queries of
  * characters that WHATWG leaves as they are) and returns undefined for anything else, which
- * then takes the WHATWG path (normalizeUrl). test/url/fast-resolve.test.ts compares the two
+ * then takes the WHATWG path (normalizeUrl). test/unit/url/fast-resolve.test.ts compares the two
  * over many generated URLs: the keys (docs/url-keys.md) must not change.
  */
 

@@ -7,7 +7,7 @@ import { hostDirOfNormalized } from './host-dir.js';
  * exactly as it was, so that the server gets the URL it published.
  *
  * Any change here changes keys and orphans existing data: bump NORMALIZATION_VERSION,
- * update the fixed vectors in test/url/normalize.test.ts and say so in docs/url-keys.md.
+ * update the fixed vectors in test/unit/url/normalize.test.ts and say so in docs/url-keys.md.
  */
 export const NORMALIZATION_VERSION = 1;
 
@@ -71,7 +71,7 @@ export function normalizeUrl(
 /**
  * Normalizes a link found on a page: the fast path of src/url/fast-resolve.ts for the common
  * spellings, `normalizeUrl` (WHATWG) for the rest. Gives exactly what
- * `normalizeUrl(href, baseUrl, options)` gives (test/url/fast-resolve.test.ts).
+ * `normalizeUrl(href, baseUrl, options)` gives (test/unit/url/fast-resolve.test.ts).
  */
 export function normalizeLink(href: string, baseUrl: URL, fastBase: FastBase | undefined, options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS): NormalizeResult {
   const parts = fastResolve(href, fastBase);

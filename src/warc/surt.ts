@@ -4,7 +4,7 @@ import { domainToASCII } from 'node:url';
  * The SURT key of a URL as pywb computes it to look a URL up in a CDXJ index: the Python
  * `surt` package's default canonicalization (its Google and Internet Archive rules), without
  * the scheme (docs/warc.md, "The CDXJ index"). Written from the rules that package documents
- * and implements; test/warc/surt.test.ts checks a table of URL shapes against them.
+ * and implements; test/unit/warc/surt.test.ts checks a table of URL shapes against them.
  *
  * The steps work on bytes (a URL's UTF-8, held as a latin1 string: one char per byte), as the
  * Python package does. Throws on a URL it cannot parse (an invalid port), as the package does.

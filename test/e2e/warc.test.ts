@@ -77,7 +77,7 @@ describe('crawl --warc', () => {
     for (const name of (await readdir(warcDir)).filter((n) => n.endsWith('.warc.gz'))) {
       const theirs = execFileSync(process.execPath, [cli, 'cdx-index', join(warcDir, name)], { encoding: 'utf8' });
       const ours = await readFile(join(warcDir, name.replace(/\.warc\.gz$/, '.cdxj')), 'utf8');
-      // warcio.js keys `/dir/` as `)/dir/`; pywb looks up `)/dir` (docs/warc.md, test/warc/surt.test.ts).
+      // warcio.js keys `/dir/` as `)/dir/`; pywb looks up `)/dir` (docs/warc.md, test/unit/warc/surt.test.ts).
       const key = (l: string): string => {
         const j = JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>;
         return `${surt(j.url)} ${l.split(' ')[1]} ${j.url} ${j.status} ${j.mime} ${j.digest} ${j.offset} ${j.length}`;

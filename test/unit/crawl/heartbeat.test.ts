@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { describe, test } from 'node:test';
+import { Membership } from '../../../src/cluster/membership.js';
+import type { NodeRecord } from '../../../src/cluster/node-record.js';
+import { Ownership } from '../../../src/cluster/ownership.js';
+import { END_WATCH_MAX_MS, END_WATCH_PEERS, Heartbeat, STARTUP_BEATS } from '../../../src/crawl/heartbeat.js';
+import type { Parts } from '../../../src/crawl/node-parts.js';
+import { silentLogger } from '../../../src/progress/logger.js';
+import { CrawlStats } from '../../../src/progress/stats.js';
+import { Layout } from '../../../src/store/layout.js';
+import { FakeClock } from '../../support/fake-clock.js';
+import { frontierConfig } from '../../support/frontier-rig.js';
+import { remoteRecord, writeRecord } from '../../support/node-records.js';
+import { freshPaths } from '../../support/temp-paths.js';
+
+const SELF = 'node-a';
+const PEER = 'node-b';
+const HEARTBEAT = 1_000;
+
+const freshPath = freshPaths('mountcrawl-heartbeat-');
+
+const peerRecord = (counter: number, state: NodeRecord['state'], idleEpoch = 0): NodeRecord => remoteRecord(PEER, counter, { state, idleEpoch });
+
+/**
+ * A heartbeat over a real Membership in a temp nodes/ and stubs for the parts it does not
+ * need here (--partition url: no leases). Counts its beats (the records it wrote).
+ */
+async function rig(over: { watch?: boolean } = {}) {
+  const dir = freshPath();
+  const layout = new Layout(dir);
+  await mkdir(layout.dir('nodes'), { recursive: true });
+  const clock = new FakeClock();
+  const config = frontierConfig({ dataDir: dir, nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: 15 * HEARTBEAT, watch: over.watch ?? false });
+  const membership = new Membership(layout, { nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: config.deadAfterMs }, { clock });
+  // Counts beats, and the heartbeats and reads under way, so that the fake clock waits for them.
+  let beats = 0;
+  let pending = 0;
+  const track = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+    pending++;
+    try {
+      return await f(...a);
+    } finally {
+      pending--;
+    }
+  };
+  const beat = membership.beat.bind(membership);
+  membership.beat = track(async (s) => {
+    beats++;
+    await beat(s);
+  });
+  membership.peerStateMoved = track(membership.peerStateMoved.bind(membership));
+  const stats = new CrawlStats(() => clock.monotonic());
+  let wakes = 0;
+  const parts = {
+    layout,
+    membership,
+    guard: { checkMarker: async () => undefined },
+    frontier: { queued: 0, readyCount: () => 0, hosts: new Map() },
+    requests: { inFlight: 0, pump: () => undefined },
+    keeper: { rebalance: () => false },
+  } as unknown as Parts;
+  const heartbeat = new Heartbeat({
+    config,
+    clock,
+    log: silentLogger,
+    stats,
+    ownership: new Ownership(SELF, 'url'),
+    parts,
+    events: { stopping: () => false, needFullReseed: () => undefined, leftDone: () => undefined, wake: () => void wakes++, onStoreError: (e) => assert.fail(String(e)) },
+  });
+  const writePeer = (r: NodeRecord): Promise<void> => writeRecord(layout, r);
+  /** Moves the fake clock on in steps of 10 ms, each once the file reads and writes it started are done. */
+  const run = async (ms: number): Promise<void> => {
+    for (let t = 0; t < ms; t += 10) {
+      clock.advance(10);
+      for (;;) {
+        for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+        // A heartbeat began (its record written) and has not ended (counted in stats), or a read is under way.
+        if (pending === 0 && beats === stats.heartbeats.beats) break;
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    }
+  };
+  return { heartbeat, stats, membership, writePeer, run, beats: () => beats, wakes: () => wakes };
+}
+
+describe('Heartbeat: the start, sooner', () => {
+  test('the first STARTUP_BEATS heartbeats come a quarter heartbeat apart, then one a heartbeat', async (t) => {
+    const r = await rig();
+    t.after(() => r.heartbeat.close());
+    r.stats.state = 'crawling';
+    r.heartbeat.start();
+    await r.run(HEARTBEAT / 4 + 50);
+    assert.equal(r.beats(), 1);
+    await r.run((HEARTBEAT * 3) / 4);
+    assert.equal(r.beats(), STARTUP_BEATS);
+    await r.run(HEARTBEAT - 100);
+    assert.equal(r.beats(), STARTUP_BEATS);
+    await r.run(100);
+    assert.equal(r.beats(), STARTUP_BEATS + 1);
+  });
+});
+
+describe('Heartbeat: the end, sooner', () => {
+  test('an idle node reads the last busy peer between beats and beats at once when it turns idle', async (t) => {
+    const r = await rig();
+    t.after(() => r.heartbeat.close());
+    await r.writePeer(peerRecord(1, 'crawling'));
+    r.stats.state = 'idle';
+    r.heartbeat.start();
+    await r.run(HEARTBEAT + 50);
+    assert.equal(r.beats(), STARTUP_BEATS, 'the startup heartbeats');
+    assert.deepEqual(r.membership.lastBusyPeers(1), [PEER]);
+    // The peer keeps working for a while: its record changes, but not whether it works.
+    await r.writePeer(peerRecord(2, 'crawling'));
+    await r.run(2 * END_WATCH_MAX_MS);
+    assert.equal(r.beats(), STARTUP_BEATS, 'no beat while the peer works');
+    const wakes = r.wakes();
+    await r.writePeer(peerRecord(3, 'idle', 1));
+    await r.run(END_WATCH_MAX_MS + 50);
+    // 1,850 ms after the start: the next heartbeat is due at 2,000.
+    assert.equal(r.beats(), STARTUP_BEATS + 1, 'a beat within a quarter heartbeat, not at the next heartbeat');
+    assert.equal(r.membership.allIdleSince() !== undefined, true, 'that beat saw every node idle');
+    assert.equal(r.wakes(), wakes + 1, 'and woke the node: its next reseed may end the crawl');
+  });
+
+  test('with two peers at work, the first of them to turn idle is seen within a quarter heartbeat too', async (t) => {
+    const r = await rig();
+    t.after(() => r.heartbeat.close());
+    await r.writePeer(peerRecord(1, 'crawling'));
+    await r.writePeer(remoteRecord('node-c', 1, { state: 'crawling' }));
+    r.stats.state = 'idle';
+    r.heartbeat.start();
+    await r.run(HEARTBEAT + 50);
+    assert.equal(r.membership.lastBusyPeers(END_WATCH_PEERS)?.length, 2);
+    await r.writePeer(remoteRecord('node-c', 2, { state: 'idle', idleEpoch: 1 }));
+    await r.run(END_WATCH_MAX_MS + 50);
+    assert.equal(r.beats(), STARTUP_BEATS + 1, 'a beat at once');
+    assert.deepEqual(r.membership.lastBusyPeers(1), [PEER], 'which saw the one still at work');
+  });
+
+  test('a node at work, or with --watch, does not read between beats', async (t) => {
+    for (const c of [{ watch: false, state: 'crawling' as const }, { watch: true, state: 'idle' as const }]) {
+      const r = await rig({ watch: c.watch });
+      t.after(() => r.heartbeat.close());
+      await r.writePeer(peerRecord(1, 'crawling'));
+      r.stats.state = c.state;
+      r.heartbeat.start();
+      await r.run(HEARTBEAT + 50);
+      await r.writePeer(peerRecord(2, 'idle', 1));
+      await r.run(HEARTBEAT - 200);
+      assert.equal(r.beats(), STARTUP_BEATS, `${JSON.stringify(c)}: learns it at the next heartbeat`);
+    }
+  });
+});
