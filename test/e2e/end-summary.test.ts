@@ -60,6 +60,13 @@ describe('the end summary counts errs records as a full read of the data directo
       const first = await expectSame('first run', ...(await served(() => runCli(args))));
       assert.equal(first.pages, 4, 'two home pages, /a and /fixed');
       assert.deepEqual(first.errors.byCode, { HTTP_404: 2, HTTP_410: 1, HTTP_503: 1, ROBOTS_DISALLOWED: 2 });
+      // robots.txt exclusions are counted apart from the errors, in `status` as in the summary.
+      assert.equal(first.errors.excluded, 2);
+      const text = await runCli(['status', '--data', data.path, '--no-wait', '--max-attempts', '2']);
+      assert.match(text.stdout, /^errors {4}4 \(4 final at --max-attempts 2\): HTTP_404 2, HTTP_410 1, HTTP_503 1$/m, text.stdout);
+      assert.match(text.stdout, /^excluded {2}2 URLs disallowed by robots\.txt \(not fetched\)$/m, text.stdout);
+      const json = JSON.parse((await runCli(['status', '--data', data.path, '--no-wait', '--max-attempts', '2', '--json'])).stdout) as { errors: Holdings['errors'] };
+      assert.deepEqual(json.errors, first.errors, 'the JSON keeps byCode and says how many are excluded');
       // A rerun takes the hosts again: what it counts comes from their listings.
       await expectSame('rerun', ...(await served(() => runCli(args))));
       // A new seed on a host crawled before: its robots.txt is read from the data directory.
