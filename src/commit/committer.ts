@@ -101,6 +101,7 @@ export class Committer {
     // Links to hosts this node owns go to its frontier; the others are on disk in the record
     // just written, and are handed off to their owners (docs/protocol.md, "Hand-offs").
     let complete = true;
+    const referrer = { url: c.target.url, depth: c.target.depth };
     for (const link of c.links) {
       const hostDir = hostDirOfNormalized(link);
       if (hostDir === undefined) continue;
@@ -108,7 +109,7 @@ export class Committer {
         this.#d.handoffs?.found(link, hostDir, c.target.depth + 1);
         continue;
       }
-      const r = admission.offerRanked(link, hostDir, c.target.depth + 1);
+      const r = admission.offerRanked(link, hostDir, c.target.depth + 1, referrer);
       if ((typeof r === 'string' ? r : await r) === 'full') complete = false;
     }
     if (complete) this.#d.reseeder.markRead(host.dir, key);
@@ -138,8 +139,10 @@ export class Committer {
       host.markDone(target.key);
     } else {
       host.failed(target.key, record);
-      const { url, key, depth, priority } = target;
-      this.#d.frontier.addRetry(host, { url, key, depth, ...(priority === undefined ? {} : { priority }) }, clock.monotonic() + retryIn!);
+      // A retry keeps its place and the page that linked to it (its errs record names that page).
+      const { url, key, depth, priority, referrer } = target;
+      const item = { url, key, depth, ...(priority === undefined ? {} : { priority }), ...(referrer === undefined ? {} : { referrer }) };
+      this.#d.frontier.addRetry(host, item, clock.monotonic() + retryIn!);
     }
   }
 

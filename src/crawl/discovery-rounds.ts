@@ -225,7 +225,7 @@ export class DiscoveryRounds {
         this.#d.scope.addSeed(r.hostDir);
         return { url: r.url, hostDir: r.hostDir };
       },
-      offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth),
+      offer: (url, hostDir, depth, referrer) => p.admission.offerRanked(url, hostDir, depth, referrer),
       quiet: (hostDir) => this.#leftDone.isQuiet(hostDir),
     };
   }
