@@ -6,6 +6,7 @@ import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
+import type { Referrer } from '../store/records.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
@@ -36,7 +37,7 @@ export interface CommitterDeps {
   readonly hooks: Hooks;
   readonly hookEnv: HookCallEnv;
   /** Where links of other nodes' hosts go (docs/protocol.md, "Hand-offs"); none: their owners read the record. */
-  readonly handoffs?: { found(url: string, hostDir: string, depth: number): void } | undefined;
+  readonly handoffs?: { found(url: string, hostDir: string, depth: number, referrer?: Referrer): void } | undefined;
   /** Revisits (--recrawl-after): history, change detection, next due time. */
   readonly recrawler?: Recrawler | undefined;
   /** Called after every page stored (the mount works). */
@@ -106,7 +107,7 @@ export class Committer {
       const hostDir = hostDirOfNormalized(link);
       if (hostDir === undefined) continue;
       if (!admission.wantsHost(hostDir)) {
-        this.#d.handoffs?.found(link, hostDir, c.target.depth + 1);
+        this.#d.handoffs?.found(link, hostDir, c.target.depth + 1, referrer);
         continue;
       }
       const r = admission.offerRanked(link, hostDir, c.target.depth + 1, referrer);
