@@ -2,6 +2,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startGeneratedSite } from '../site/generated-site.js';
 import { collectStatus } from './status-command.js';
+import { errorsApart, excludedPart, formatByCode } from '../store/holdings.js';
 
 /** The demo site's hosts are 127.0.0.20 and up. */
 const FIRST_OCTET = 20;
@@ -80,7 +81,9 @@ export async function demoCommand(
     const code = await runCrawl(args);
     const status = await collectStatus(options.dataDir, false);
     out('');
-    out(`${status.pages} pages done, ${status.errors.total} errors (${Object.entries(status.errors.byCode).map(([c, n]) => `${c} ${n}`).join(', ') || 'none'}), ${site.total} requests served`);
+    const e = errorsApart(status.errors);
+    const byCode = e.total === 0 ? '' : ` (${formatByCode(e.byCode)})`;
+    out(`${status.pages} pages done, ${e.total} errors${byCode}${excludedPart(e.excluded)}, ${site.total} requests served`);
     for (const h of status.hosts) out(`  ${h.host.padEnd(24)} ${String(h.pages).padStart(5)} pages`);
     const first = status.hosts[0]?.host ?? '<host>';
     out('');

@@ -1,5 +1,5 @@
 import { ExitCode } from '../errors.js';
-import { formatByCode, readHoldings, type Holdings } from '../store/holdings.js';
+import { errorsApart, excludedPart, formatByCode, readHoldings, type Holdings } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
 import type { HostErrs } from '../store/errs-tally.js';
 import { writeRunState, type RunState } from '../store/run-state.js';
@@ -13,12 +13,15 @@ export interface RunEnd {
 
 /**
  * What the data directory holds after a run, as one line of the end summary: a rerun of a
- * finished crawl fetches nothing, and the line says what is there all the same.
+ * finished crawl fetches nothing, and the line says what is there all the same. Its hosts are
+ * those `status` lists (with pages or errs records only: an unreachable seed's host is one);
+ * URLs robots.txt excludes are counted apart from the errors.
  */
 export function holdingsLine(h: Holdings): string {
   const retries = h.retries.pending > 0 ? `, ${h.retries.pending} due again` : '';
-  const errors = h.errors.total === 0 ? '0 errors' : `${h.errors.total} errors (${h.errors.final} final${retries}: ${formatByCode(h.errors.byCode)})`;
-  return `data directory: ${h.pages} pages of ${h.hosts.filter((x) => x.pages > 0).length} hosts, ${errors}`;
+  const e = errorsApart(h.errors);
+  const errors = e.total === 0 ? '0 errors' : `${e.total} errors (${e.final} final${retries}: ${formatByCode(e.byCode)})`;
+  return `data directory: ${h.pages} pages of ${h.hosts.length} hosts, ${errors}${excludedPart(e.excluded)}`;
 }
 
 /**

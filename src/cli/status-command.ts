@@ -3,7 +3,7 @@ import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
-import { formatByCode, names, readHoldings, type HostHoldings } from '../store/holdings.js';
+import { errorsApart, formatByCode, names, readHoldings, type HostHoldings, type Holdings } from '../store/holdings.js';
 import { judgedMaxAttempts, readRunState, type JudgedMaxAttempts } from '../store/run-state.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
 import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
@@ -13,7 +13,8 @@ export interface StatusReport {
   readonly data: string;
   readonly pages: number;
   readonly htmlFiles: number;
-  readonly errors: { readonly total: number; readonly final: number; readonly byCode: Record<string, number> };
+  /** Errs records, exclusions included; `excluded`: of those, URLs robots.txt excludes (Holdings). */
+  readonly errors: Holdings['errors'];
   /** The --max-attempts errs records are judged final by (judgedMaxAttempts). */
   readonly maxAttempts: JudgedMaxAttempts;
   readonly seeds: number;
@@ -113,7 +114,9 @@ export async function statusCommand(
   out(`pages     ${r.pages} done (${r.htmlFiles} HTML files), ${r.seeds} seeds, last write ${r.lastActivity ?? 'never'}`);
   const from = { option: '', 'last run': ", the last run's", default: ', the default' }[r.maxAttempts.from];
   const limit = `--max-attempts ${r.maxAttempts.value}${from}`;
-  out(`errors    ${r.errors.total} (${r.errors.final} final at ${limit})${r.errors.total ? `: ${formatByCode(r.errors.byCode)}` : ''}`);
+  const e = errorsApart(r.errors);
+  out(`errors    ${e.total} (${e.final} final at ${limit})${e.total ? `: ${formatByCode(e.byCode)}` : ''}`);
+  if (e.excluded > 0) out(`excluded  ${e.excluded} URLs disallowed by robots.txt (not fetched)`);
   if (r.recrawl !== undefined) {
     const c = r.recrawl;
     out(`recrawl   ${c.scheduled} scheduled: ${c.dueNow} due now, ${c.dueNextDay} in the next 24 h, next at ${c.nextDueAt ?? 'none'}`);
@@ -129,8 +132,8 @@ export async function statusCommand(
   out(`hosts     ${r.hosts.length}`);
   for (const h of r.hosts) {
     out(
-      `  ${h.host.padEnd(28)} pages ${String(h.pages).padStart(7)}  errors ${String(h.errors).padStart(5)}` +
-        `${h.retrying ? ` (${h.retrying} retrying)` : ''}  lease ${h.lease ?? '-'}`,
+      `  ${h.host.padEnd(28)} pages ${String(h.pages).padStart(7)}  errors ${String(h.errors - h.excluded).padStart(5)}` +
+        `${h.retrying ? ` (${h.retrying} retrying)` : ''}${h.excluded ? `  excluded ${h.excluded}` : ''}  lease ${h.lease ?? '-'}`,
     );
   }
   return 0;

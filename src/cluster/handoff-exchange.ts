@@ -3,6 +3,7 @@ import type { OfferResult } from '../frontier/admission/admission.js';
 import type { ScopeFilter } from '../frontier/scope.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { Layout } from '../store/layout.js';
+import type { Referrer } from '../store/records.js';
 import { countDiscovery } from './handoff-stats.js';
 import { HandoffInbox, type InboxStats } from './handoff-inbox.js';
 import { HandoffOutbox } from './handoff-outbox.js';
@@ -11,7 +12,7 @@ import type { Ownership } from './ownership.js';
 /** The part of the frontier a hand-off feeds. */
 export interface HandoffFrontier {
   /** Admission.offerRanked: the --hook priority may make the answer wait. */
-  offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
+  offer(url: string, hostDir: string, depth: number, referrer?: Referrer): OfferResult | Promise<OfferResult>;
   readonly hosts: ReadonlyMap<string, { readonly phase: string }>;
 }
 
@@ -58,23 +59,23 @@ export class HandoffExchange {
   }
 
   /** A link, found on a page this node committed, of a host this node does not crawl. */
-  found(url: string, hostDir: string, depth: number): void {
-    if (this.#o.scope.hostInScope(hostDir)) this.outbox.add(url, hostDir, depth);
+  found(url: string, hostDir: string, depth: number, referrer?: Referrer): void {
+    if (this.#o.scope.hostInScope(hostDir)) this.outbox.add(url, hostDir, depth, referrer?.url);
   }
 
   /** URLs that were queued for a host that moved to another node: they go to its new owner. */
-  moved(hostDir: string, items: readonly { url: string; depth: number }[]): void {
-    for (const item of items) this.outbox.add(item.url, hostDir, item.depth);
+  moved(hostDir: string, items: readonly { url: string; depth: number; referrer?: Referrer }[]): void {
+    for (const item of items) this.outbox.add(item.url, hostDir, item.depth, item.referrer?.url);
   }
 
   /**
    * This node lent a host (docs/protocol.md, "Lending hosts"): its queued URLs go to the
    * borrower in a file that names the host as lent, as of its record `counter`.
    */
-  lent(borrower: string, hostDir: string, items: readonly { url: string; depth: number }[], counter: number): void {
+  lent(borrower: string, hostDir: string, items: readonly { url: string; depth: number; referrer?: Referrer }[], counter: number): void {
     this.outbox.lend(borrower, hostDir, counter);
     // Sent even if this node sent a URL of the host before, when another node had it.
-    for (const item of items) this.outbox.forward(item.url, hostDir, item.depth);
+    for (const item of items) this.outbox.forward(item.url, hostDir, item.depth, item.referrer?.url);
   }
 
   /** The live set changed. */
@@ -96,13 +97,13 @@ export class HandoffExchange {
       // A host on its way out (its lease was lost while this node's view still gives it the
       // host) takes nothing now: the file stays and is read again once the views agree. So
       // too when it went out while the --hook priority was asked.
-      offer: (url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult> => {
+      offer: (url: string, hostDir: string, depth: number, referrer?: Referrer): OfferResult | Promise<OfferResult> => {
         const releasing = (): boolean => frontier.hosts.get(hostDir)?.phase === 'releasing';
         if (releasing()) return 'full';
-        const r = frontier.offer(url, hostDir, depth);
+        const r = frontier.offer(url, hostDir, depth, referrer);
         return typeof r === 'string' ? r : r.then((v) => (v === 'known' && releasing() ? 'full' : v));
       },
-      forward: (url: string, hostDir: string, depth: number) => this.outbox.forward(url, hostDir, depth),
+      forward: (url: string, hostDir: string, depth: number, referrer?: string) => this.outbox.forward(url, hostDir, depth, referrer),
       sent: () => this.outbox.flush(),
       lent: (lender: string, counter: number, hostDirs: readonly string[]) => {
         if (ownership.noteLent(lender, counter, hostDirs).length > 0) this.outbox.viewChanged();

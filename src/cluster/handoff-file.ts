@@ -1,6 +1,9 @@
 import { PROCESS_TAG } from '../store/layout.js';
 import { hostDirOfNormalized, isSafeHostDir } from '../url/host-dir.js';
 
+/** A link in a hand-off: its URL, depth, and the URL of the page it was found on, if known. */
+export type HandoffLink = readonly [string, number] | readonly [string, number, string];
+
 /** Version of the hand-off file format. */
 export const HANDOFF_VERSION = 1;
 
@@ -18,8 +21,11 @@ export interface HandoffFile {
   readonly to: string;
   /** Writer's wall clock, ms (for people; never compared with another clock). */
   readonly at: number;
-  /** host directory -> [normalized URL, depth][] */
-  readonly links: Readonly<Record<string, readonly (readonly [string, number])[]>>;
+  /**
+   * host directory -> [normalized URL, depth, referrer?][]: the referrer is the URL of the page
+   * that linked to it (its depth is one less), when the writer knew it (docs/protocol.md).
+   */
+  readonly links: Readonly<Record<string, readonly HandoffLink[]>>;
   /**
    * Hosts the writer lends to `to` (docs/protocol.md, "Lending hosts"), as its records say
    * from record `counter` on (its next record when it lent them).
@@ -51,14 +57,14 @@ export function asHandoff(value: unknown): HandoffFile {
   if (o === null || typeof o !== 'object' || o.v !== HANDOFF_VERSION || typeof o.links !== 'object' || o.links === null) {
     throw new TypeError('not a hand-off file');
   }
-  const links: Record<string, [string, number][]> = {};
+  const links: Record<string, HandoffLink[]> = {};
   for (const [hostDir, list] of Object.entries(o.links)) {
     if (!isSafeHostDir(hostDir) || !Array.isArray(list)) continue;
-    const kept: [string, number][] = [];
+    const kept: HandoffLink[] = [];
     for (const item of list) {
       if (!Array.isArray(item) || typeof item[0] !== 'string' || typeof item[1] !== 'number') continue;
       if (hostDirOfNormalized(item[0]) !== hostDir) continue;
-      kept.push([item[0], item[1]]);
+      kept.push(typeof item[2] === 'string' ? [item[0], item[1], item[2]] : [item[0], item[1]]);
     }
     links[hostDir] = kept;
   }

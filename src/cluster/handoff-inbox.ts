@@ -5,6 +5,7 @@ import { readRecord } from '../store/read-record.js';
 import type { OfferResult } from '../frontier/admission/admission.js';
 import { mapLimit } from '../util/map-limit.js';
 import { asHandoff, isHandoffName } from './handoff-file.js';
+import type { Referrer } from '../store/records.js';
 
 /** Where the links of a hand-off go. */
 export interface InboxSink {
@@ -13,9 +14,9 @@ export interface InboxSink {
   /** This node crawls the host (by its current view of the live nodes). */
   owns(hostDir: string): boolean;
   /** Offers a link of an owned host to the frontier (the --hook priority may make the answer wait). */
-  offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
-  /** A link of a host this node does not own (any more): sent on to its owner. */
-  forward(url: string, hostDir: string, depth: number): void;
+  offer(url: string, hostDir: string, depth: number, referrer?: Referrer): OfferResult | Promise<OfferResult>;
+  /** A link of a host this node does not own (any more): sent on to its owner (with the URL of the page it was found on, if known). */
+  forward(url: string, hostDir: string, depth: number, referrer?: string): void;
   /**
    * Writes what `forward` took, into its owners' inboxes; called before the files it came
    * from are removed, so that a link is always in some file on the mount. Throws when the
@@ -130,13 +131,14 @@ export class HandoffInbox {
       for (const [hostDir, list] of Object.entries(file?.links ?? {})) {
         if (!sink.inScope(hostDir)) continue;
         const owned = sink.owns(hostDir);
-        for (const [url, depth] of list) {
+        for (const [url, depth, from] of list) {
           if (!owned) {
-            sink.forward(url, hostDir, depth);
+            sink.forward(url, hostDir, depth, from);
             stats.forwarded++;
             continue;
           }
-          const offered = sink.offer(url, hostDir, depth);
+          // The page it was found on is a level above it (docs/protocol.md, errs records).
+          const offered = sink.offer(url, hostDir, depth, from === undefined ? undefined : { url: from, depth: depth - 1 });
           const r = typeof offered === 'string' ? offered : await offered;
           if (r === 'queued') stats.queued++;
           else if (r === 'full') complete = false;

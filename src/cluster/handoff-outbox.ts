@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Clock } from '../config/clock.js';
 import type { Layout } from '../store/layout.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { HANDOFF_VERSION, handoffName, type HandoffFile } from './handoff-file.js';
+import { HANDOFF_VERSION, handoffName, type HandoffFile, type HandoffLink } from './handoff-file.js';
 
 /** Who owns a host, by this node's current view of the live nodes. */
 export interface OwnerView {
@@ -22,7 +22,7 @@ export interface OutboxOptions {
 
 /** A batch of links for one owner, by host, with the URLs it holds (a URL goes in once). */
 interface Batch {
-  readonly links: Map<string, [string, number][]>;
+  readonly links: Map<string, HandoffLink[]>;
   readonly urls: Set<string>;
   /** Hosts lent to the owner, and the writer's record counter that says so. */
   lent?: { counter: number; hosts: Set<string> };
@@ -78,9 +78,9 @@ export class HandoffOutbox {
   }
 
   /** Queues a link of a host another node owns (a link this node owns by its view is ignored: it is the caller's). */
-  add(url: string, hostDir: string, depth: number): void {
+  add(url: string, hostDir: string, depth: number, referrer?: string): void {
     if (this.#recent.has(url)) return;
-    this.forward(url, hostDir, depth);
+    this.forward(url, hostDir, depth, referrer);
   }
 
   /**
@@ -89,10 +89,10 @@ export class HandoffOutbox {
    * and forth until their views agree, and a link skipped as "sent recently" on its way back
    * would be lost.
    */
-  forward(url: string, hostDir: string, depth: number): void {
+  forward(url: string, hostDir: string, depth: number, referrer?: string): void {
     const owner = this.#o.owners.hostOwner(hostDir);
     if (owner === this.#o.nodeId) return;
-    if (this.#addTo(owner, url, hostDir, depth) >= (this.#o.maxBatch ?? MAX_BATCH)) void this.flush().catch(() => undefined);
+    if (this.#addTo(owner, url, hostDir, depth, referrer) >= (this.#o.maxBatch ?? MAX_BATCH)) void this.flush().catch(() => undefined);
   }
 
   /**
@@ -156,7 +156,7 @@ export class HandoffOutbox {
 
   /** Puts a batch that could not be written back, merged with what came meanwhile. */
   #keep(owner: string, batch: Batch): void {
-    for (const [hostDir, list] of batch.links) for (const [url, depth] of list) this.#addTo(owner, url, hostDir, depth);
+    for (const [hostDir, list] of batch.links) for (const [url, depth, referrer] of list) this.#addTo(owner, url, hostDir, depth, referrer);
     if (batch.lent !== undefined) for (const h of batch.lent.hosts) this.lend(owner, h, batch.lent.counter);
   }
 
@@ -167,13 +167,13 @@ export class HandoffOutbox {
   }
 
   /** Adds a link to an owner's batch (once); returns the batch's size. */
-  #addTo(owner: string, url: string, hostDir: string, depth: number): number {
+  #addTo(owner: string, url: string, hostDir: string, depth: number, referrer?: string): number {
     const b = this.#batch(owner);
     if (b.urls.has(url)) return b.urls.size;
     b.urls.add(url);
     let list = b.links.get(hostDir);
     if (list === undefined) b.links.set(hostDir, (list = []));
-    list.push([url, depth]);
+    list.push(referrer === undefined ? [url, depth] : [url, depth, referrer]);
     this.#pending++;
     this.#oldestAt ??= this.#o.clock.monotonic();
     return b.urls.size;

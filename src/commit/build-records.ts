@@ -40,6 +40,8 @@ export function buildLinksRecord(
 /**
  * The errs record after one more failed attempt. `previous` is the URL's earlier errs
  * record, if any; `retryInMs` is the wait before the next attempt, undefined when final.
+ * `referrer`: the first page found linking to the URL (docs/protocol.md): the earlier
+ * record's, else the target's; none for a seed.
  */
 export function buildErrsRecord(
   target: Target,
@@ -49,6 +51,7 @@ export function buildErrsRecord(
 ): ErrsRecord {
   const now = new Date(options.nowMs).toISOString();
   const final = options.retryInMs === undefined;
+  const referrer = previous?.referrer ?? target.referrer;
   return {
     v: RECORD_VERSION,
     url: target.url,
@@ -62,5 +65,6 @@ export function buildErrsRecord(
     nextAttemptAt: final ? null : new Date(options.nowMs + options.retryInMs!).toISOString(),
     depth: target.depth,
     node: options.nodeId,
+    ...(referrer === undefined ? {} : { referrer: { url: referrer.url, depth: referrer.depth } }),
   };
 }

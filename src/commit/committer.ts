@@ -6,6 +6,7 @@ import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
+import type { Referrer } from '../store/records.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
@@ -36,7 +37,7 @@ export interface CommitterDeps {
   readonly hooks: Hooks;
   readonly hookEnv: HookCallEnv;
   /** Where links of other nodes' hosts go (docs/protocol.md, "Hand-offs"); none: their owners read the record. */
-  readonly handoffs?: { found(url: string, hostDir: string, depth: number): void } | undefined;
+  readonly handoffs?: { found(url: string, hostDir: string, depth: number, referrer?: Referrer): void } | undefined;
   /** Revisits (--recrawl-after): history, change detection, next due time. */
   readonly recrawler?: Recrawler | undefined;
   /** Called after every page stored (the mount works). */
@@ -101,14 +102,15 @@ export class Committer {
     // Links to hosts this node owns go to its frontier; the others are on disk in the record
     // just written, and are handed off to their owners (docs/protocol.md, "Hand-offs").
     let complete = true;
+    const referrer = { url: c.target.url, depth: c.target.depth };
     for (const link of c.links) {
       const hostDir = hostDirOfNormalized(link);
       if (hostDir === undefined) continue;
       if (!admission.wantsHost(hostDir)) {
-        this.#d.handoffs?.found(link, hostDir, c.target.depth + 1);
+        this.#d.handoffs?.found(link, hostDir, c.target.depth + 1, referrer);
         continue;
       }
-      const r = admission.offerRanked(link, hostDir, c.target.depth + 1);
+      const r = admission.offerRanked(link, hostDir, c.target.depth + 1, referrer);
       if ((typeof r === 'string' ? r : await r) === 'full') complete = false;
     }
     if (complete) this.#d.reseeder.markRead(host.dir, key);
@@ -138,8 +140,10 @@ export class Committer {
       host.markDone(target.key);
     } else {
       host.failed(target.key, record);
-      const { url, key, depth, priority } = target;
-      this.#d.frontier.addRetry(host, { url, key, depth, ...(priority === undefined ? {} : { priority }) }, clock.monotonic() + retryIn!);
+      // A retry keeps its place and the page that linked to it (its errs record names that page).
+      const { url, key, depth, priority, referrer } = target;
+      const item = { url, key, depth, ...(priority === undefined ? {} : { priority }), ...(referrer === undefined ? {} : { referrer }) };
+      this.#d.frontier.addRetry(host, item, clock.monotonic() + retryIn!);
     }
   }
 

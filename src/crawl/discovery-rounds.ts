@@ -182,7 +182,7 @@ export class DiscoveryRounds {
 
   /** Where received hand-offs go: the admission chain, with the hosts as the frontier holds them. */
   #handoffTarget(p: Parts): HandoffFrontier {
-    return { offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth), hosts: p.frontier.hosts };
+    return { offer: (url, hostDir, depth, referrer) => p.admission.offerRanked(url, hostDir, depth, referrer), hosts: p.frontier.hosts };
   }
 
   /** True while something is queued or in flight (queued includes hosts waiting for a lease, a listing or robots.txt). */
@@ -225,7 +225,7 @@ export class DiscoveryRounds {
         this.#d.scope.addSeed(r.hostDir);
         return { url: r.url, hostDir: r.hostDir };
       },
-      offer: (url, hostDir, depth) => p.admission.offerRanked(url, hostDir, depth),
+      offer: (url, hostDir, depth, referrer) => p.admission.offerRanked(url, hostDir, depth, referrer),
       quiet: (hostDir) => this.#leftDone.isQuiet(hostDir),
     };
   }

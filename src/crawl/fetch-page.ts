@@ -40,7 +40,11 @@ export interface FetchPageContext extends PipelineContext {
  * commits the outcome. Network failures become error commits.
  */
 export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<PageOutcome> {
-  const asTarget = (url: string): Target => (url === start.url ? start : { url, key: urlKey(url), hostDir: start.hostDir, depth: start.depth });
+  // A redirect target was found through the chain's start: the page that linked to the start is its referrer too.
+  const asTarget = (url: string): Target =>
+    url === start.url
+      ? start
+      : { url, key: urlKey(url), hostDir: start.hostDir, depth: start.depth, ...(start.referrer === undefined ? {} : { referrer: start.referrer }) };
   const middleware = ctx.middleware ?? new MiddlewareChain([], [statusStep(() => ctx.clock.now())]);
   const { end, hops, requests } = await sendRequest(
     {

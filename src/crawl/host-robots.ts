@@ -59,8 +59,10 @@ export class HostRobots {
     host.beginRequest(clock.monotonic());
     let outcome: 'ok' | 'transient' = 'ok';
     try {
-      stats.requests++;
-      const rules = await robotsRules(this.#d.robots, host.dir, host.origin ?? `http://${host.dir}`, this.#d.pipeline);
+      // Only requests sent count: robots.txt read from the mount is none (docs/protocol.md).
+      const rules = await robotsRules(this.#d.robots, host.dir, host.origin ?? `http://${host.dir}`, this.#d.pipeline, (n) => {
+        stats.requests += n;
+      });
       await this.#d.sitemaps?.discover(host, rules.sitemaps ?? []);
       host.robotsKnown(rules);
     } catch (err) {

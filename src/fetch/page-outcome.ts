@@ -1,5 +1,5 @@
 import type { FetchFailure } from '../errors.js';
-import type { RedirectHop, SitemapInfo } from '../store/records.js';
+import type { RedirectHop, Referrer, SitemapInfo } from '../store/records.js';
 import type { FetchedResponse } from './fetcher.js';
 
 /*
@@ -16,6 +16,8 @@ export interface Target {
   readonly depth: number;
   /** Its place in the host's queue (a retry keeps it). */
   readonly priority?: number;
+  /** The page that linked to it (QueueItem); a redirect target has the chain start's. */
+  readonly referrer?: Referrer;
 }
 
 /** What one URL of a fetch chain came to: a page (or redirect) to commit, or a failure. */

@@ -1,4 +1,5 @@
 import { defaultPriority } from '../hooks/url-priority.js';
+import type { Referrer } from '../store/records.js';
 
 /** A URL waiting in a host's queue. */
 export interface QueueItem {
@@ -7,6 +8,8 @@ export interface QueueItem {
   readonly depth: number;
   /** Its place in the host's queue (docs/hooks.md, `priority`); minus the depth when absent. */
   readonly priority?: number;
+  /** The page whose links offered it (none for a seed): its errs record names it (docs/protocol.md). */
+  readonly referrer?: Referrer;
 }
 
 /** A URL that failed transiently and waits for its next attempt. */

@@ -7,6 +7,7 @@ export interface Snapshot {
   readonly pages: number;
   readonly queued: number;
   readonly inFlight: number;
+  /** Failures so far: URLs robots.txt excludes are no error (docs/errors.md). */
   readonly errors: number;
   readonly rate: number;
   readonly round: number;
@@ -22,7 +23,7 @@ export function snapshotOf(label: string, stats: CrawlStats): Snapshot {
     pages: stats.pages,
     queued: stats.queued,
     inFlight: stats.inFlight,
-    errors: stats.errorCount,
+    errors: stats.failureCount,
     rate: Math.round(stats.rate() * 10) / 10,
     round: stats.round,
     hostsOwned: stats.hostsOwned,

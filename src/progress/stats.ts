@@ -1,4 +1,5 @@
 import type { PolitenessLimit } from '../frontier/politeness.js';
+import { EXCLUSION_CODES } from '../store/errs-tally.js';
 
 /** How long after the last wait a node still counts as held back by politeness (progress display). */
 const HELD_BACK_RECENT_MS = 3_000;
@@ -101,6 +102,13 @@ export class CrawlStats {
   get errorCount(): number {
     let n = 0;
     for (const v of this.errors.values()) n += v;
+    return n;
+  }
+
+  /** Errs records written that are failures: errorCount less the robots.txt exclusions (docs/errors.md). */
+  get failureCount(): number {
+    let n = 0;
+    for (const [code, v] of this.errors) if (!EXCLUSION_CODES.has(code)) n += v;
     return n;
   }
 

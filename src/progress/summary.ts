@@ -1,5 +1,13 @@
 import type { CrawlStats } from './stats.js';
 import { heldBackLine } from './politeness-notes.js';
+import { EXCLUSION_CODES } from '../store/errs-tally.js';
+
+/** Errs records written for URLs robots.txt excludes (EXCLUSION_CODES): not fetched, no failure. */
+function excludedOf(stats: CrawlStats): number {
+  let n = 0;
+  for (const [code, count] of stats.errors) if (EXCLUSION_CODES.has(code)) n += count;
+  return n;
+}
 
 /** Human-readable byte count. */
 export function formatBytes(n: number): string {
@@ -13,7 +21,11 @@ export function formatBytes(n: number): string {
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }
 
-/** The end-of-run summary as data (printed as JSON with --json). */
+/**
+ * The end-of-run summary as data (printed as JSON with --json). `errors` and `finalErrors` hold
+ * every errs record written, by code, exclusions included (ROBOTS_DISALLOWED); `excluded` says
+ * how many of them robots.txt excluded, when any did.
+ */
 export function summaryOf(stats: CrawlStats, seconds: number, reason: string): Record<string, unknown> {
   const cut = Object.fromEntries(Object.entries(stats.cut).filter(([, v]) => v > 0));
   return {
@@ -39,6 +51,7 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     ...(stats.hookTimeouts > 0 ? { hookTimeouts: stats.hookTimeouts } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
     finalErrors: Object.fromEntries([...stats.finalErrors].sort((a, b) => b[1] - a[1])),
+    ...(excludedOf(stats) > 0 ? { excluded: excludedOf(stats) } : {}),
     cut,
     ...(stats.heldBackBy.size > 0 ? { heldBack: Object.fromEntries(stats.heldBackBy) } : {}),
   };
@@ -51,8 +64,10 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
     `done (${reason}): ${stats.pages} pages (${stats.htmlPages} HTML, ${formatBytes(stats.bytes)}) in ${s.seconds} s, ` +
       `${s.pagesPerSecond} pages/s, ${stats.requests} requests, ${stats.round} ${stats.round === 1 ? 'round' : 'rounds'}`,
   ];
-  const errs = Object.entries(s.errors as Record<string, number>);
+  const errs = Object.entries(s.errors as Record<string, number>).filter(([code]) => !EXCLUSION_CODES.has(code));
   lines.push(errs.length === 0 ? 'errors: none' : `errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  const excluded = excludedOf(stats);
+  if (excluded > 0) lines.push(`excluded by robots.txt: ${excluded} URLs (not fetched)`);
   const cut = Object.entries(s.cut as Record<string, number>);
   if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (stats.leftToNewOwner > 0) {

@@ -10,13 +10,21 @@ import { redirectPolicy, sendRequest, type PipelineContext } from './pipeline.js
  * or too far, everything allowed; a transient one (5xx, 429, no answer: the status verdict
  * of docs/errors.md) throws RobotsUnavailable, and the host waits (src/crawl/host-robots.ts).
  * A beforeFetch cannot skip robots.txt (src/hooks/middleware-chain.ts): it is fetched anyway.
- * A stop (ABORTED) is thrown as it is.
+ * A stop (ABORTED) is thrown as it is. `sent` is told how many requests went out (none when the
+ * rules were read from the mount or a --hook answered; one per redirect hop), before anything
+ * is thrown: the end summary counts only requests a site saw.
  */
-export async function robotsRules(cache: RobotsCache, hostDir: string, origin: string, ctx: PipelineContext): Promise<RobotsRules> {
+export async function robotsRules(
+  cache: RobotsCache,
+  hostDir: string,
+  origin: string,
+  ctx: PipelineContext,
+  sent?: (requests: number) => void,
+): Promise<RobotsRules> {
   const cached = await cache.cached(hostDir);
   if (cached !== undefined) return cached;
   const robotsUrl = `${origin}/robots.txt`;
-  const { end } = await sendRequest(
+  const { end, requests } = await sendRequest(
     {
       kind: 'robots',
       url: robotsUrl,
@@ -28,6 +36,7 @@ export async function robotsRules(cache: RobotsCache, hostDir: string, origin: s
     },
     ctx,
   );
+  sent?.(requests);
   switch (end.type) {
     case 'failure': {
       const f = end.failure;

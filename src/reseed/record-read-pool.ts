@@ -11,7 +11,7 @@ export interface BatchRequest {
 /** One record as a worker read it. */
 export type RecordResult =
   /** `links`: those the worker had not sent before in this scan at `depth` or lower. */
-  | { readonly outcome: 'ok'; readonly depth: number; readonly links: readonly string[] }
+  | { readonly outcome: 'ok'; readonly depth: number; readonly links: readonly string[]; readonly url: string }
   /** Gone, or not a record even after rereads: nothing to take from it. */
   | { readonly outcome: 'skip' }
   /** Anything else: the mount failing. */

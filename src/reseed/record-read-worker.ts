@@ -53,7 +53,7 @@ function readOne(path: string): RecordResult {
       const depth = record.depth + 1;
       const links: string[] = [];
       for (const link of record.links) if (typeof link === 'string' && memo.first(link, depth)) links.push(link);
-      return { outcome: 'ok', depth, links };
+      return { outcome: 'ok', depth, links, url: record.url };
     } catch (err) {
       lastError = err;
       Atomics.wait(pause, 0, 0, 5 * (attempt + 1));

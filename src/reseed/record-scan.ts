@@ -2,7 +2,7 @@ import fg from 'fast-glob';
 import type { OfferResult } from '../frontier/admission/admission.js';
 import type { Layout } from '../store/layout.js';
 import { readRecord } from '../store/read-record.js';
-import { asLinksRecord } from '../store/records.js';
+import { asLinksRecord, type Referrer } from '../store/records.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { isKey } from '../url/key.js';
 import type { KeySet } from '../url/key-set.js';
@@ -153,21 +153,21 @@ async function readLinksOf(hostDir: string, key: string, o: ScanOptions, memo: L
   if (read.kind !== 'value') return true;
   const record = read.value;
   o.stats.recordsRead++;
-  return offerLinks(record.links, record.depth + 1, o, memo);
+  return offerLinks(record.links, record.depth + 1, o, memo, { url: record.url, depth: record.depth });
 }
 
 /**
  * Offers the links of one record; false when some did not fit in the frontier. Synchronous
  * unless an offer is (a --hook priority makes it async): then the rest are awaited in turn.
  */
-function offerLinks(links: readonly unknown[], depth: number, o: ScanOptions, memo: LinkMemo): boolean | Promise<boolean> {
+function offerLinks(links: readonly unknown[], depth: number, o: ScanOptions, memo: LinkMemo, referrer?: Referrer): boolean | Promise<boolean> {
   const { sink, stats } = o;
   let complete = true;
   const offer = (link: unknown): OfferResult | Promise<OfferResult> | undefined => {
     if (typeof link !== 'string') return undefined;
     const target = hostDirOfNormalized(link);
     if (target === undefined || !sink.wantsHost(target) || !memo.first(link, depth)) return undefined;
-    return sink.offer(link, target, depth);
+    return sink.offer(link, target, depth, referrer);
   };
   const count = (r: OfferResult): void => {
     if (r === 'queued') stats.queued++;
@@ -211,7 +211,7 @@ async function takeBatch(
       incomplete.add(b.hostDir);
     } else {
       o.stats.recordsRead++;
-      const offered = offerLinks(res.links, res.depth, o, memo);
+      const offered = offerLinks(res.links, res.depth, o, memo, { url: res.url, depth: res.depth - 1 });
       if (typeof offered === 'boolean' ? offered : await offered) b.read.add(key);
       else incomplete.add(b.hostDir);
     }

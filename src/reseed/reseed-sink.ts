@@ -1,4 +1,5 @@
 import type { OfferResult } from '../frontier/admission/admission.js';
+import type { Referrer } from '../store/records.js';
 
 /** What the reseeder hands links to. */
 export interface ReseedSink {
@@ -11,8 +12,9 @@ export interface ReseedSink {
   /**
    * A candidate URL. `queued`: now in the frontier; `known`: done, queued or filtered, nothing
    * more to do; `full`: the frontier is full, so the record must be read again next time.
+   * `referrer`: the page whose links record named it (none for a seed).
    */
-  offer(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult>;
+  offer(url: string, hostDir: string, depth: number, referrer?: Referrer): OfferResult | Promise<OfferResult>;
   /** A wanted host that a node which left done had (docs/protocol.md, "Leaving done"): a reseed that is not full neither adopts it nor reads its records. */
   quiet?(hostDir: string): boolean;
 }

@@ -1,10 +1,19 @@
 import { isFinal } from '../frontier/retry-policy.js';
 import type { ErrsRecord } from './records.js';
 
+/**
+ * Errs records that are no failure: URLs left alone by the site's own rules (robots.txt, a
+ * final ROBOTS_DISALLOWED record, docs/errors.md), never requested. They are counted with the
+ * errs records (`byCode`, totals) and shown apart from the errors wherever counts are read.
+ */
+export const EXCLUSION_CODES: ReadonlySet<string> = new Set(['ROBOTS_DISALLOWED']);
+
 /** What the errs records of one host come to: the counts of readHoldings (src/store/holdings.ts). */
 export interface HostErrs {
-  /** Errs records of keys without a links record. */
+  /** Errs records of keys without a links record (exclusions included). */
   readonly errors: number;
+  /** Of those, exclusions (EXCLUSION_CODES): final, not failures. */
+  readonly excluded: number;
   /** Of those, not final under the --max-attempts counted with (isFinal): a later attempt tries the URL again. */
   readonly retrying: number;
   readonly byCode: Readonly<Record<string, number>>;
@@ -41,16 +50,18 @@ export class ErrsTally {
   count(maxAttempts: number): HostErrs {
     const byCode: Record<string, number> = {};
     let retrying = 0;
+    let excluded = 0;
     let nextMs = Infinity;
     let sample: HostErrs['sample'] = null;
     for (const e of this.#entries.values()) {
       byCode[e.code] = (byCode[e.code] ?? 0) + 1;
+      if (EXCLUSION_CODES.has(e.code)) excluded++;
       sample ??= { url: e.url, code: e.code, message: e.message };
       if (isFinal(e, maxAttempts)) continue;
       retrying++;
       const at = e.nextAttemptAt === null ? NaN : Date.parse(e.nextAttemptAt);
       if (Number.isFinite(at)) nextMs = Math.min(nextMs, at);
     }
-    return { errors: this.#entries.size, retrying, byCode, nextMs, sample };
+    return { errors: this.#entries.size, excluded, retrying, byCode, nextMs, sample };
   }
 }

@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import type { Layout } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
 import { asErrsRecord, type ErrsRecord } from './records.js';
-import { ErrsTally, type HostErrs } from './errs-tally.js';
+import { ErrsTally, EXCLUSION_CODES, type HostErrs } from './errs-tally.js';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
 
@@ -11,7 +11,10 @@ export interface HostHoldings {
   readonly host: string;
   readonly pages: number;
   readonly html: number;
+  /** Errs records of URLs without a links record, exclusions included. */
   readonly errors: number;
+  /** Of those, URLs robots.txt excludes (EXCLUSION_CODES): not fetched, by the site's own rules. */
+  readonly excluded: number;
   readonly retrying: number;
   readonly lastWrite: string | null;
 }
@@ -20,7 +23,12 @@ export interface HostHoldings {
 export interface Holdings {
   readonly pages: number;
   readonly htmlFiles: number;
-  readonly errors: { readonly total: number; readonly final: number; readonly byCode: Record<string, number> };
+  /**
+   * Errs records of URLs without a links record: all of them (`total`, `final`, `byCode`), and
+   * of those the exclusions (`excluded`: ROBOTS_DISALLOWED, final, never requested), which a
+   * reader shows apart from the errors (errorsApart).
+   */
+  readonly errors: { readonly total: number; readonly final: number; readonly byCode: Record<string, number>; readonly excluded: number };
   /** Errs records not final: URLs that a later attempt (this run or the next) tries again. */
   readonly retries: { readonly pending: number; readonly nextAt: string | null };
   readonly hosts: readonly HostHoldings[];
@@ -54,6 +62,7 @@ export async function readHoldings(
   const hostNames = new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))]);
   const byCode: Record<string, number> = {};
   let finalErrors = 0;
+  let excluded = 0;
   let pending = 0;
   let nextMs = Infinity;
   let lastMs = 0;
@@ -73,6 +82,7 @@ export async function readHoldings(
     const errs = tally ?? (await readErrs(layout, host, errNames, new Set(links.map((n) => n.slice(0, -5))), maxAttempts));
     for (const [code, n] of Object.entries(errs.byCode)) byCode[code] = (byCode[code] ?? 0) + n;
     finalErrors += errs.errors - errs.retrying;
+    excluded += errs.excluded;
     pending += errs.retrying;
     nextMs = Math.min(nextMs, errs.nextMs);
     sampleError ??= errs.sample;
@@ -84,13 +94,13 @@ export async function readHoldings(
     } catch {
       // no links directory yet
     }
-    hosts.push({ host, pages: links.length, html: html.length, errors: errs.errors, retrying: errs.retrying, lastWrite });
+    hosts.push({ host, pages: links.length, html: html.length, errors: errs.errors, excluded: errs.excluded, retrying: errs.retrying, lastWrite });
   });
   hosts.sort((a, b) => a.host.localeCompare(b.host));
   return {
     pages: hosts.reduce((a, h) => a + h.pages, 0),
     htmlFiles: hosts.reduce((a, h) => a + h.html, 0),
-    errors: { total: Object.values(byCode).reduce((a, b) => a + b, 0), final: finalErrors, byCode },
+    errors: { total: Object.values(byCode).reduce((a, b) => a + b, 0), final: finalErrors, byCode, excluded },
     retries: { pending, nextAt: nextMs < Infinity ? new Date(nextMs).toISOString() : null },
     hosts,
     lastActivity: lastMs > 0 ? new Date(lastMs).toISOString() : null,
@@ -123,4 +133,15 @@ async function readErrs(
 export function formatByCode(byCode: Record<string, number>): string {
   const codes = Object.entries(byCode).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return codes.length === 0 ? 'none' : codes.map(([c, n]) => `${c} ${n}`).join(', ');
+}
+
+/** The errors of `e` without its exclusions (which are final), and the exclusions: what a user reads as two counts. */
+export function errorsApart(e: Holdings['errors']): { total: number; final: number; byCode: Record<string, number>; excluded: number } {
+  const byCode = Object.fromEntries(Object.entries(e.byCode).filter(([code]) => !EXCLUSION_CODES.has(code)));
+  return { total: e.total - e.excluded, final: e.final - e.excluded, byCode, excluded: e.excluded };
+}
+
+/** `, N excluded by robots.txt` when there are any: the words every count of exclusions is read in. */
+export function excludedPart(excluded: number): string {
+  return excluded === 0 ? '' : `, ${excluded} excluded by robots.txt`;
 }

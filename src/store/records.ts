@@ -85,6 +85,12 @@ export interface VisitEntry {
   readonly bytes: number;
 }
 
+/** The page a URL was first found on (docs/protocol.md, errs records): its URL and depth. */
+export interface Referrer {
+  readonly url: string;
+  readonly depth: number;
+}
+
 export interface ErrsRecord {
   readonly v: number;
   readonly url: string;
@@ -101,6 +107,8 @@ export interface ErrsRecord {
   readonly nextAttemptAt: string | null;
   readonly depth: number;
   readonly node: string;
+  /** The page that linked to the URL, the first one found (none for a seed or a sitemap's URL). */
+  readonly referrer?: Referrer;
 }
 
 function fail(what: string): never {

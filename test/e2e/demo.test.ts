@@ -17,7 +17,7 @@ test('mountcrawl demo crawls its own loopback site with several nodes and shows 
   const r = await runCli(['demo', '--data', data, '--hosts', '3', '--pages', '30', '--processes', '2', '--no-progress']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /demo site: 3 hosts x 30 pages/);
-  assert.match(r.stdout, /^90 pages done, 3 errors \(ROBOTS_DISALLOWED 3\)/m);
+  assert.match(r.stdout, /^90 pages done, 0 errors, 3 excluded by robots\.txt, \d+ requests served$/m);
   assert.match(r.stderr, /all 2 nodes ended: 90 pages/);
   assert.match(r.stdout, /browse it:/);
   // No shell glob over a host's records (README: "argument list too long" on a big crawl).
@@ -35,7 +35,7 @@ test('a second demo into the same data directory serves the same hosts: no new h
   assert.equal(first.code, 0, first.stderr);
   const second = await runCli(args);
   assert.equal(second.code, 0, second.stderr);
-  assert.match(second.stdout, /^20 pages done, 2 errors \(ROBOTS_DISALLOWED 2\)/m, second.stdout);
+  assert.match(second.stdout, /^20 pages done, 0 errors, 2 excluded by robots\.txt, \d+ requests served$/m, second.stdout);
   assert.doesNotMatch(second.stdout + second.stderr, /CONNECTION_REFUSED/);
   assert.match(second.stderr, /all 2 nodes ended: 0 pages/);
   const hosts = new Set((await listFiles(data)).filter((f) => f.startsWith('links/')).map((f) => f.split('/')[1]));

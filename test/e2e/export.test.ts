@@ -65,6 +65,8 @@ describe('mountcrawl export --jsonl', { timeout: 60_000 }, () => {
       assert.notEqual(stdout.trim(), '', `no output from: ${example}`);
       if (example.includes('uniq -c')) assert.match(stdout, /1 HTTP_404/);
       if (example.includes('wc -l')) assert.equal(stdout.trim(), '4', example);
+      // Broken links with the page they are on (the errs record's referrer, docs/protocol.md).
+      if (example.includes('.referrer')) assert.equal(stdout.trim(), `HTTP_404  ${site.url(0, '/gone')}  on ${site.url(0, '/')}`, example);
     }
   });
 });

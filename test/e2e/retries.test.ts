@@ -114,7 +114,7 @@ describe('retries of failed fetches', () => {
     const r = await runCli(['status', '--data', data.path, '--json', '--no-wait']);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as { pages: number; errors: { total: number; final: number; byCode: Record<string, number> } };
-    assert.deepEqual(report.errors, { total: 3, final: 3, byCode: { HTTP_404: 1, HTTP_410: 1, HTTP_503: 1 } });
+    assert.deepEqual(report.errors, { total: 3, final: 3, byCode: { HTTP_404: 1, HTTP_410: 1, HTTP_503: 1 }, excluded: 0 });
     assert.equal(report.pages, 5, 'the three home pages, /flaky.html and /after-flaky.html');
   });
 

@@ -7,6 +7,7 @@ import type { HostState } from '../host-state.js';
 import type { ScopeFilter } from '../scope.js';
 import { urlShape } from '../traps.js';
 import type { UrlPriority } from '../../hooks/url-priority.js';
+import type { Referrer } from '../../store/records.js';
 import { depthRule } from './depth-rule.js';
 import { hostBudgetRule } from './host-budget-rule.js';
 import { hostOpenRule } from './host-open-rule.js';
@@ -89,7 +90,7 @@ export class Admission {
    * if it passes the chain and fits in memory. What is cut is counted (the end summary shows it).
    * `priority`: as `offerRanked` computed it; every way in goes through `offerRanked`.
    */
-  offer(url: string, hostDir: string, depth: number, priority?: number): OfferResult {
+  offer(url: string, hostDir: string, depth: number, priority?: number, referrer?: Referrer): OfferResult {
     const c: Candidate = { url, key: urlKey(url), hostDir, depth, via: 'link' };
     const { frontier } = this.#d;
     if (!this.#passesUrlRules(c, frontier.hosts.get(hostDir))) return 'known';
@@ -102,7 +103,8 @@ export class Admission {
     // first, so that its record is written as it is found, not all of them after the last
     // page (breadth first, they are a level deeper than the page that links to them).
     const disallowed = host.robots !== undefined && !host.robots.isAllowed(url);
-    frontier.enqueue(host, { url, key: c.key, depth, ...(priority === undefined ? {} : { priority }) }, disallowed);
+    const item = { url, key: c.key, depth, ...(priority === undefined ? {} : { priority }), ...(referrer === undefined ? {} : { referrer }) };
+    frontier.enqueue(host, item, disallowed);
     return 'queued';
   }
 
@@ -111,13 +113,14 @@ export class Admission {
    * sitemaps): `offer` with the --hook priority of the URL (computed again at every offer,
    * reseeds included: it is not stored). Without a priority hook it is `offer`, synchronously. A URL
    * known already is not given to the hook; the whole chain runs after it answers.
+   * `referrer`: the page whose links offered it (none for a seed), which its errs record names.
    */
-  offerRanked(url: string, hostDir: string, depth: number): OfferResult | Promise<OfferResult> {
+  offerRanked(url: string, hostDir: string, depth: number, referrer?: Referrer): OfferResult | Promise<OfferResult> {
     const priority = this.#d.priority;
-    if (priority === undefined) return this.offer(url, hostDir, depth);
+    if (priority === undefined) return this.offer(url, hostDir, depth, undefined, referrer);
     const host = this.#d.frontier.hosts.get(hostDir);
     if (host !== undefined && host.isKnown(urlKey(url))) return 'known';
-    return priority(url, { depth, host: hostDir }).then((p) => this.offer(url, hostDir, depth, p));
+    return priority(url, { depth, host: hostDir }).then((p) => this.offer(url, hostDir, depth, p, referrer));
   }
 
   /**

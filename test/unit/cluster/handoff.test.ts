@@ -115,6 +115,34 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(offered, [url(A, '/x')]);
   });
 
+  // docs/protocol.md, errs records: a link handed off keeps the page it was found on, forwarded too.
+  test('a link goes with the URL of the page it was found on; its reader offers it with that referrer, a level up', async () => {
+    const w = outbox('w', { [A]: 'old', [B]: 'old' });
+    w.add(url(A, '/a'), A, 3, url(B, '/page'));
+    w.add(url(B, '/b'), B, 1);
+    await w.flush();
+    const forwardTo = outbox('old', { [A]: 'new', [B]: 'old' });
+    const seen = new Map<string, unknown>();
+    const { sink } = recordingSink([B]);
+    const plain = sink.offer;
+    sink.offer = (u, h, d, r) => {
+      seen.set(u, r);
+      return plain(u, h, d, r);
+    };
+    sink.forward = (u, h, d, r) => forwardTo.forward(u, h, d, r);
+    await new HandoffInbox(layout, 'old').read(sink);
+    assert.equal(seen.get(url(B, '/b')), undefined, 'none known: none given');
+    await forwardTo.flush();
+    const got = recordingSink([A]);
+    const refs: unknown[] = [];
+    got.sink.offer = (u, _h, _d, r) => {
+      refs.push([u, r]);
+      return 'queued';
+    };
+    await new HandoffInbox(layout, 'new').read(got.sink);
+    assert.deepEqual(refs, [[url(A, '/a'), { url: url(B, '/page'), depth: 2 }]], 'forwarded with its referrer');
+  });
+
   test('ownership moved while unread: links of hosts the reader no longer owns are sent on, not dropped', async () => {
     const w = outbox('w', { [A]: 'old', [B]: 'old' });
     w.add(url(A, '/a'), A, 1);

@@ -127,4 +127,14 @@ describe('buildErrsRecord', () => {
     assert.equal(last.message.length, 500, 'long messages are cut');
     assert.equal('status' in last, false);
   });
+
+  test('the referrer: the first page that linked to the URL, kept from the earlier record; none for a seed', () => {
+    const failure = new FetchFailure('HTTP_404', 'final', 'HTTP 404', { status: 404 });
+    assert.equal('referrer' in buildErrsRecord(TARGET, failure, undefined, { nodeId: 'a', nowMs: NOW, retryInMs: undefined }), false);
+    const linked: Target = { ...TARGET, referrer: { url: 'http://example.org/', depth: 2 } };
+    const first = buildErrsRecord(linked, failure, undefined, { nodeId: 'a', nowMs: NOW, retryInMs: 1_000 });
+    assert.deepEqual(first.referrer, { url: 'http://example.org/', depth: 2 });
+    const other: Target = { ...TARGET, referrer: { url: 'http://example.org/other', depth: 2 } };
+    assert.deepEqual(buildErrsRecord(other, failure, first, { nodeId: 'a', nowMs: NOW, retryInMs: undefined }).referrer, first.referrer);
+  });
 });

@@ -103,6 +103,28 @@ describe('Committer', () => {
     assert.equal(host.errsOf(t.key), undefined);
   });
 
+  // docs/protocol.md, errs records: `referrer`, the page a URL was first found on.
+  test("a link queued from a page carries the page as its referrer into the errs record; a retry keeps it", async () => {
+    const r = await rig();
+    const { host, t } = started(r, 'http://a.example/');
+    r.runner.room = 0; // nothing more starts: the queue is read here
+    const page: Commit = { type: 'page', target: t, response: response(t.url), finalUrl: t.url, redirects: [], body: Buffer.from('<p>hi</p>'), links: ['http://a.example/broken'] };
+    await r.committer.commit(host, { commits: [page], tooLong: 0, requests: 1, claimed: [] });
+    const [item, ...rest] = r.frontier.dropHost(host);
+    assert.equal(rest.length, 0);
+    assert.deepEqual(item!.referrer, { url: t.url, depth: 0 });
+    const broken: Target = { ...item!, hostDir: t.hostDir };
+    const fail: Commit = { type: 'error', target: broken, failure: new FetchFailure('HTTP_503', 'transient', 'HTTP 503', { status: 503 }) };
+    await r.committer.commit(host, { commits: [fail], tooLong: 0, requests: 1, claimed: [] });
+    assert.deepEqual(host.errsOf(broken.key)?.referrer, { url: t.url, depth: 0 });
+    const [retry] = r.frontier.dropHost(host);
+    assert.deepEqual(retry?.referrer, { url: t.url, depth: 0 }, 'the retry keeps it');
+    // A seed has none.
+    const seed = target('http://a.example/seed');
+    await r.committer.commit(host, { commits: [{ ...fail, target: seed }], tooLong: 0, requests: 1, claimed: [] });
+    assert.equal(host.errsOf(seed.key)?.referrer, undefined);
+  });
+
   test('Retry-After pauses the whole host', async () => {
     const r = await rig();
     const { host, t } = started(r, 'http://a.example/busy');

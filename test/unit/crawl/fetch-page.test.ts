@@ -263,6 +263,13 @@ describe('fetchPage: redirects', () => {
       [url('/gone')],
     );
   });
+
+  test("a redirect target's referrer is the page that linked to the chain's start (docs/protocol.md)", async () => {
+    const referrer = { url: url('/links-here'), depth: 2 };
+    const out = await fetchPage({ ...local('/to-404'), referrer }, context());
+    assert.deepEqual(out.commits[0]!.target.referrer, referrer, 'the 404 at the end of the chain');
+    assert.deepEqual(out.claimed[0]!.referrer, referrer);
+  });
 });
 
 describe('fetchPage: bodies and failures', () => {

@@ -32,6 +32,7 @@ describe('snapshotOf', () => {
     stats.state = 'idle';
     stats.countError('HTTP_404', true);
     stats.countError('HTTP_503', false);
+    stats.countError('ROBOTS_DISALLOWED', true); // an exclusion, not an error
     t = 3_000;
     assert.deepEqual(snapshotOf('ws1-100', stats), {
       label: 'ws1-100',

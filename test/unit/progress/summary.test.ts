@@ -115,4 +115,21 @@ describe('formatSummary', () => {
     assert.equal(lines[2], 'cut: frontierFull 7');
     assert.match(lines[3]!, /--hook threw 1 times/);
   });
+
+  test('URLs robots.txt excludes are not errors: a line of their own, and `excluded` in the JSON', () => {
+    const s = statsWith((s) => {
+      s.pages = 3;
+      s.countError('ROBOTS_DISALLOWED', true);
+      s.countError('ROBOTS_DISALLOWED', true);
+      s.countError('HTTP_404', true);
+    });
+    const lines = formatSummary(s, 2, 'complete').split('\n');
+    assert.equal(lines[1], 'errors: HTTP_404 1');
+    assert.equal(lines[2], 'excluded by robots.txt: 2 URLs (not fetched)');
+    const sum = summaryOf(s, 2, 'complete');
+    assert.equal(sum.excluded, 2);
+    assert.deepEqual(sum.errors, { ROBOTS_DISALLOWED: 2, HTTP_404: 1 }, 'by code as before');
+    const healthy = statsWith((t) => t.countError('ROBOTS_DISALLOWED', true));
+    assert.equal(formatSummary(healthy, 1, 'complete').split('\n')[1], 'errors: none');
+  });
 });

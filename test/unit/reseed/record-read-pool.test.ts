@@ -36,9 +36,9 @@ describe('RecordReadPool', () => {
       assert.equal(pool.hasRoom('c'), true, 'a second directory gets the other worker');
       reads.push(pool.read('c', join(root, 'c'), [c]));
       const [first, second, third] = await Promise.all(reads);
-      assert.deepEqual(first!.results[0], { outcome: 'ok', depth: 1, links: ['http://a/1'] });
-      assert.deepEqual(second!.results[0], { outcome: 'ok', depth: 1, links: [] }, 'the worker remembers the link it sent');
-      assert.deepEqual(third!.results[0], { outcome: 'ok', depth: 1, links: ['http://c/1'] });
+      assert.deepEqual(first!.results[0], { outcome: 'ok', depth: 1, links: ['http://a/1'], url: 'http://a/' });
+      assert.deepEqual(second!.results[0], { outcome: 'ok', depth: 1, links: [], url: 'http://a/' }, 'the worker remembers the link it sent');
+      assert.deepEqual(third!.results[0], { outcome: 'ok', depth: 1, links: ['http://c/1'], url: 'http://c/' });
       pool.release('a');
       pool.release('c');
       // Both workers free again: a third directory and a fourth do not share one.

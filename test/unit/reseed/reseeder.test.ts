@@ -10,7 +10,7 @@ import { writeSeeds } from '../../../src/reseed/seeds.js';
 import { writeFileAtomic } from '../../../src/store/atomic-write.js';
 import { openDataDir } from '../../../src/store/data-dir.js';
 import type { Layout } from '../../../src/store/layout.js';
-import { RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord } from '../../../src/store/records.js';
+import { RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord, type Referrer } from '../../../src/store/records.js';
 import { urlKey } from '../../../src/url/key.js';
 import { normalizeUrl } from '../../../src/url/normalize.js';
 import { FakeClock } from '../../support/fake-clock.js';
@@ -90,6 +90,8 @@ class Sink implements ReseedSink {
   readonly prepared: string[][] = [];
   readonly seeds: string[] = [];
   readonly full = new Set<string>();
+  /** The referrer of each URL's first offer. */
+  readonly referrers = new Map<string, Referrer | undefined>();
   readonly #taken = new Set<string>();
   constructor(readonly wanted: Set<string>) {}
 
@@ -107,8 +109,9 @@ class Sink implements ReseedSink {
     return n.ok ? { url: n.url, hostDir: n.hostDir } : undefined;
   }
 
-  offer(url: string, hostDir: string, depth: number): OfferResult {
+  offer(url: string, hostDir: string, depth: number, referrer?: Referrer): OfferResult {
     assert.equal(hostDir, norm(url).hostDir, 'offered with its own host directory');
+    if (!this.referrers.has(url)) this.referrers.set(url, referrer);
     this.offers.push(`${url} @${depth}`);
     if (this.full.has(url)) return 'full';
     if (this.#taken.has(url)) return 'known';
@@ -152,6 +155,9 @@ describe('Reseeder: links records', () => {
     const sink = new Sink(new Set(['a.example', 'b.example', 'd.example']));
     const stats = await reseeder.reseed(sink, false);
     assert.deepEqual(sink.take(), FIRST_OFFERS);
+    // Each link is offered with the record it came from (docs/protocol.md, errs records: referrer).
+    assert.deepEqual(sink.referrers.get('http://a.example/x2'), { url: 'http://a.example/a2', depth: 3 });
+    assert.deepEqual(sink.referrers.get('http://a.example/x3'), { url: 'http://c.example/c1', depth: 1 });
     assert.deepEqual(sink.prepared, [['a.example', 'b.example', 'd.example']], 'wanted hosts with files, errs/ included');
     assert.equal(stats.recordsRead, 4);
     assert.equal(stats.queued, 4);

@@ -20,7 +20,7 @@ const rec = (url: string, code: string, nextAttemptAt: string | null): ErrsRecor
 describe('ErrsTally', () => {
   test('counts by code, final or retrying, the earliest retry; a record replaced counts once; a page removes it', () => {
     const t = new ErrsTally();
-    assert.deepEqual(t.count(3), { errors: 0, retrying: 0, byCode: {}, nextMs: Infinity, sample: null });
+    assert.deepEqual(t.count(3), { errors: 0, excluded: 0, retrying: 0, byCode: {}, nextMs: Infinity, sample: null });
     t.errs('k1', rec('http://a/1', 'HTTP_404', null));
     t.errs('k2', rec('http://a/2', 'HTTP_503', '2026-01-01T00:10:00.000Z'));
     t.errs('k3', rec('http://a/3', 'HTTP_503', '2026-01-01T00:05:00.000Z'));
@@ -28,6 +28,7 @@ describe('ErrsTally', () => {
     t.page('k2'); // retried and fetched
     assert.deepEqual(t.count(3), {
       errors: 2,
+      excluded: 0,
       retrying: 0,
       byCode: { HTTP_404: 1, HTTP_500: 1 },
       nextMs: Infinity,
@@ -36,6 +37,9 @@ describe('ErrsTally', () => {
     t.errs('k4', rec('http://a/4', 'HTTP_503', '2026-01-01T00:05:00.000Z'));
     assert.equal(t.count(3).retrying, 1);
     assert.equal(t.count(3).nextMs, Date.parse('2026-01-01T00:05:00.000Z'));
+    // A URL robots.txt excludes is counted, and counted apart: final, no failure (docs/errors.md).
+    t.errs('k5', { ...rec('http://a/5', 'ROBOTS_DISALLOWED', null), final: true });
+    assert.deepEqual([t.count(3).errors, t.count(3).excluded, t.count(3).byCode.ROBOTS_DISALLOWED], [4, 1, 1]);
   });
 
   test('a record not final with attempts at a lowered --max-attempts counts final, as the crawler takes it (isFinal)', () => {
