@@ -67,6 +67,8 @@ export class CrawlStats {
   hookTimeouts = 0;
   round = 0;
   queued = 0;
+  /** Of `queued`, each host's, set when the node stops (for `status`: src/store/run-state.ts byHost). */
+  queuedByHost: Record<string, number> | undefined;
   inFlight = 0;
   #hostsOwned = 0;
   /** The most hosts this node owned at once in this run (an idle node that owned some had nothing to fetch). */
