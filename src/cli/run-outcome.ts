@@ -39,8 +39,8 @@ export function judgeOutcome(end: RunEnd, h: Holdings): RunEnd {
  * Records how the run ended for `status` (complete, or stopped with what was left), in the
  * shared run state and in this node's own end of run; best effort. `ended` (CrawlNode.endedAs):
  * the node was idle when it stopped (nothing left but retries), and the nodes it saw leave while
- * it worked. A complete end removes their ends (the crawl finished their work); a stopped one
- * names them, so that `status` counts a host they both held once (src/cli/crawl-state.ts).
+ * it worked. A complete end removes their ends (the crawl finished their work) and writes none
+ * of its own; a stopped one names them, so that `status` counts a host they both held once (src/cli/crawl-state.ts).
  */
 export async function recordRunEnd(
   layout: Layout,
@@ -68,8 +68,10 @@ export async function recordRunEnd(
           ...(left.byHost !== undefined ? { byHost: left.byHost } : {}),
           departed,
         };
-  if (end.reason === 'complete') await removeNodeEnds(layout, departed);
-  await writeNodeEnd(layout, state).catch(() => undefined);
+  // A complete end needs no end of its own (the shared run state says complete): a finished
+  // crawl's directory holds no more files than before.
+  if (end.reason === 'complete') await removeNodeEnds(layout, [...departed, node]);
+  else await writeNodeEnd(layout, state).catch(() => undefined);
   await writeRunState(layout, state).catch(() => undefined);
 }
 

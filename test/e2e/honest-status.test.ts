@@ -151,6 +151,13 @@ describe('status counts what every node left when several were stopped mid-crawl
       assert.equal((await a.done).code, 130);
       const oneLeft = await runCli(['status', '--data', data.path, '--no-wait']);
       assert.match(oneLeft.stdout, /^crawl {5}running: 1 node/m, oneLeft.stdout);
+      // The other took the stopped node's hosts over and queued their pages (its record says
+      // so): what the first one left is now the second one's, and must not count twice.
+      await until(async () => {
+        const r = await runCli(['status', '--data', data.path, '--no-wait', '--json']);
+        const n = (JSON.parse(r.stdout) as { nodes: { hostsOwned: number; queued: number; inFlight: number }[] }).nodes;
+        return n.length === 1 && n[0]!.hostsOwned === HOSTS && n[0]!.queued + n[0]!.inFlight + (await linksCount(data.path)) >= SITE_PAGES;
+      });
       b.kill('SIGINT');
       const rb = await b.done;
       assert.equal(rb.code, 130, rb.stderr);
