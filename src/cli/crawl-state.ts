@@ -80,16 +80,19 @@ export function describeCrawlState(input: {
  * The URLs queued and not fetched that stopped nodes left, every node's added up, each host
  * once: when two ends name a host (a node took over a host of one that stopped before it), the
  * count of the node that saw the other leave stands, as it held the host later (leases: one
- * holder at a time); when neither saw the other leave, the larger. URLs an end does not give by
- * host (a host whose queue was not loaded yet, or an end of an older version) count as they are.
+ * holder at a time); when neither saw the other leave, the larger. An end gives only hosts whose
+ * queue was loaded: the URLs of a host still loading are its previous holder's count, or on disk
+ * (the next reseed finds them). An end of an older version (no hosts) counts as it is.
  */
 export function queuedLeft(ends: readonly RunState[]): number {
   let total = 0;
   const best = new Map<string, { from: RunState; count: number }>();
   for (const e of ends) {
-    const byHost = e.byHost ?? {};
-    const given = Object.values(byHost).reduce((a, n) => a + n, 0);
-    total += Math.max(0, (e.queued ?? 0) - given);
+    if (e.byHost === undefined) {
+      total += e.queued ?? 0;
+      continue;
+    }
+    const byHost = e.byHost;
     for (const [host, count] of Object.entries(byHost)) {
       const other = best.get(host);
       const later =

@@ -26,8 +26,8 @@ describe('describeCrawlState: what every node left', () => {
     assert.equal(queuedLeft([b, a]), 40 + 30 + 20);
   });
 
-  test('URLs an end does not give by host, and ends of older versions, count as they are', () => {
-    assert.equal(queuedLeft([stopped('a', 12), stopped('b', 10, { byHost: { h: 7 } })]), 22);
+  test("an end of an older version counts its queue; one by host counts its hosts (a host still loading is its earlier holder's)", () => {
+    assert.equal(queuedLeft([stopped('a', 12), stopped('b', 10, { byHost: { h: 7 } })]), 19);
   });
 
   test('a node alive, unchecked (--no-wait), whose record says it crawls: running, whatever the last end says', () => {

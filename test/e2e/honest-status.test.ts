@@ -148,7 +148,8 @@ describe('status counts what every node left when several were stopped mid-crawl
       const b = spawnCli(args);
       await until(() => homesStored(data.path, site));
       a.kill('SIGINT');
-      assert.equal((await a.done).code, 130);
+      const ra = await a.done;
+      assert.equal(ra.code, 130, ra.stderr);
       const oneLeft = await runCli(['status', '--data', data.path, '--no-wait']);
       assert.match(oneLeft.stdout, /^crawl {5}running: 1 node/m, oneLeft.stdout);
       // The other took the stopped node's hosts over and queued their pages (its record says
@@ -179,6 +180,13 @@ describe('status counts what every node left when several were stopped mid-crawl
     try {
       const sup = spawnCli(['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', data.path, '--processes', '2', '--per-host', '1', ...FAST, '--delay', '200']);
       await until(() => homesStored(data.path, site));
+      // Both nodes have their hosts' pages queued (their records say so): every page is known to one.
+      await until(async () => {
+        const r = await runCli(['status', '--data', data.path, '--no-wait', '--json']);
+        const n = (JSON.parse(r.stdout) as { nodes: { hostsOwned: number; queued: number; inFlight: number }[] }).nodes;
+        const sum = (f: (x: (typeof n)[number]) => number): number => n.reduce((a, x) => a + f(x), 0);
+        return n.length === 2 && sum((x) => x.hostsOwned) === HOSTS && sum((x) => x.queued + x.inFlight) + (await linksCount(data.path)) >= SITE_PAGES;
+      });
       sup.kill('SIGINT');
       const r = await sup.done;
       assert.equal(r.code, 130, r.stderr);
