@@ -9,7 +9,7 @@ import { snapshotOf } from '../progress/snapshot.js';
 import { formatSummary, summaryOf } from '../progress/summary.js';
 import { politenessStartLine } from '../progress/politeness-notes.js';
 import { openDataDir } from '../store/data-dir.js';
-import { writeRunState } from '../store/run-state.js';
+import { removeNodeEnds, writeRunState } from '../store/run-state.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { refuseWithoutSeeds } from './seeds-first.js';
 import { holdingsLine, holdingsOf, judgeOutcome, recordRunEnd } from './run-outcome.js';
@@ -34,6 +34,9 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
     sessionParams: [...config.normalize.sessionParams].sort(),
   });
   await writeRunState(layout, { state: 'running', node: config.nodeId, at: new Date().toISOString(), maxAttempts: config.maxAttempts });
+  // What nodes that ended before left is the crawl's again (reseeds find it): `status` counts it
+  // from the ends of the nodes of this run (src/store/run-state.ts).
+  await removeNodeEnds(layout, 'all');
   const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: config.nodeId });
   const node = new CrawlNode(config, { clock: systemClock, logger, ...(userHooks ? { hooks: userHooks } : {}) });
   const display = new ProgressDisplay({ enabled: config.progress && hooks.onProgress === undefined, json: config.json }, logger);
@@ -67,7 +70,7 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
   }
   hooks.onProgress?.(node);
   await hooks.onEnd?.(node);
-  await recordRunEnd(layout, config, result, { queued: node.stats.queued, leftOnDisk: node.stats.cut.frontierFull });
+  await recordRunEnd(layout, config, result, { queued: node.stats.queued, leftOnDisk: node.stats.cut.frontierFull, ...(node.stats.queuedByHost ? { byHost: node.stats.queuedByHost } : {}) }, node.endedAs);
   // A supervised child leaves the data directory's totals (and the verdict on them) to its supervisor.
   const held = hooks.onProgress === undefined ? await holdingsOf(layout, config.maxAttempts, node.heldErrs) : undefined;
   if (held !== undefined) result = judgeOutcome(result, held);

@@ -65,7 +65,7 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       if (held === undefined) return Promise.resolve();
       return new Promise<void>((resolve) => {
         try {
-          process.send!(heldErrsMessage(held), undefined, {}, () => resolve());
+          process.send!(heldErrsMessage(held, node.stats.hostsOwnedMost), undefined, {}, () => resolve());
         } catch {
           resolve(); // the supervisor is gone: it reads the data directory, or nobody does
         }

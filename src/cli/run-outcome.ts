@@ -2,7 +2,7 @@ import { ExitCode } from '../errors.js';
 import { errorsApart, excludedPart, formatByCode, readHoldings, type Holdings } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
 import type { HostErrs } from '../store/errs-tally.js';
-import { writeRunState, type RunState } from '../store/run-state.js';
+import { removeNodeEnds, writeNodeEnd, writeRunState, type RunState } from '../store/run-state.js';
 
 /** How a run ended, before the data directory is looked at. */
 export interface RunEnd {
@@ -38,19 +38,43 @@ export function judgeOutcome(end: RunEnd, h: Holdings): RunEnd {
   };
 }
 
-/** Records how the run ended for `status` (complete, or stopped with what was left); best effort. */
+/**
+ * Records how the run ended for `status` (complete, or stopped with what was left), in the
+ * shared run state and in this node's own end of run; best effort. `ended` (CrawlNode.endedAs):
+ * the node was idle when it stopped (nothing left but retries), and the nodes it saw leave while
+ * it worked. A complete end removes their ends (the crawl finished their work) and writes none
+ * of its own; a stopped one names them, so that `status` counts a host they both held once (src/cli/crawl-state.ts).
+ */
 export async function recordRunEnd(
   layout: Layout,
   run: { readonly nodeId: string; readonly maxAttempts: number },
   end: RunEnd,
-  left: { queued: number; leftOnDisk: number },
+  left: { queued: number; leftOnDisk: number; byHost?: Readonly<Record<string, number>> },
+  ended: { readonly state: string; readonly departed: readonly string[] } = { state: 'stopping', departed: [] },
 ): Promise<void> {
   const at = new Date().toISOString();
   const { nodeId: node, maxAttempts } = run;
+  const departed = ended.departed.filter((id) => id !== node);
+  const idle = ended.state === 'idle' && left.queued === 0 && left.leftOnDisk === 0;
   const state: RunState =
     end.reason === 'complete'
       ? { state: 'complete', node, at, maxAttempts }
-      : { state: 'stopped', node, at, reason: end.reason, queued: left.queued, leftOnDisk: left.leftOnDisk, maxAttempts };
+      : {
+          state: 'stopped',
+          node,
+          at,
+          reason: end.reason,
+          queued: left.queued,
+          leftOnDisk: left.leftOnDisk,
+          maxAttempts,
+          ...(idle ? { idle } : {}),
+          ...(left.byHost !== undefined ? { byHost: left.byHost } : {}),
+          departed,
+        };
+  // A complete end needs no end of its own (the shared run state says complete): a finished
+  // crawl's directory holds no more files than before.
+  if (end.reason === 'complete') await removeNodeEnds(layout, [...departed, node]);
+  else await writeNodeEnd(layout, state).catch(() => undefined);
   await writeRunState(layout, state).catch(() => undefined);
 }
 

@@ -4,7 +4,7 @@ import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-whole.js';
 import { errorsApart, formatByCode, names, readHoldings, type HostHoldings, type Holdings } from '../store/holdings.js';
-import { judgedMaxAttempts, readRunState, type JudgedMaxAttempts } from '../store/run-state.js';
+import { judgedMaxAttempts, readNodeEnds, readRunState, type JudgedMaxAttempts } from '../store/run-state.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
 import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
 
@@ -79,6 +79,7 @@ export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?
   }
 
   const run = await readRunState(layout);
+  const ends = await readNodeEnds(layout);
   const judged = judgedMaxAttempts(maxAttempts, run);
   const held = await readHoldings(layout, judged.value);
   const seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
@@ -93,7 +94,7 @@ export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?
     nodes,
     hosts: held.hosts.map((h) => ({ ...h, lease: leases.get(h.host) ?? null })),
     lastActivity: held.lastActivity,
-    crawl: describeCrawlState({ nodes, run, retries: held.retries, pages: held.pages, seeds }),
+    crawl: describeCrawlState({ nodes, run, ends, retries: held.retries, pages: held.pages, seeds }),
     ...(recrawl !== undefined ? { recrawl } : {}),
   };
 }

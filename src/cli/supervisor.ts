@@ -31,6 +31,8 @@ export type ChildMessage =
       /** At its end: the errs records of the hosts it held to the end (CrawlNode.heldErrs), for the summary. */
       readonly type: 'held-errs';
       readonly held: readonly (readonly [string, WireHostErrs])[];
+      /** The most hosts it owned at once (CrawlStats.hostsOwnedMost): why a node that fetched nothing did. Absent: not known. */
+      readonly hostsOwnedMost?: number;
     };
 
 type HeldErrsMessage = Extract<ChildMessage, { type: 'held-errs' }>;
@@ -39,8 +41,49 @@ type HeldErrsMessage = Extract<ChildMessage, { type: 'held-errs' }>;
 type WireHostErrs = Omit<HostErrs, 'nextMs'> & { readonly nextMs: number | null };
 
 /** A child's held-errs message for `held` (CrawlNode.heldErrs). */
-export function heldErrsMessage(held: ReadonlyMap<string, HostErrs>): ChildMessage {
-  return { type: 'held-errs', held: [...held].map(([host, e]) => [host, { ...e, nextMs: Number.isFinite(e.nextMs) ? e.nextMs : null }] as const) };
+export function heldErrsMessage(held: ReadonlyMap<string, HostErrs>, hostsOwnedMost?: number): ChildMessage {
+  return {
+    type: 'held-errs',
+    held: [...held].map(([host, e]) => [host, { ...e, nextMs: Number.isFinite(e.nextMs) ? e.nextMs : null }] as const),
+    ...(hostsOwnedMost === undefined ? {} : { hostsOwnedMost }),
+  };
+}
+
+/** A node of --processes that fetched nothing and failed nothing, for idleNodesLines. */
+export interface IdleNode {
+  /** 0-based. */
+  readonly index: number;
+  /** The most hosts it owned at once; undefined when it did not say. */
+  readonly hostsOwnedMost: number | undefined;
+}
+
+/**
+ * The end lines that say why nodes fetched nothing (under host partitioning): the crawl was
+ * already complete (every node fetched nothing, the data directory holds pages), its hosts had
+ * nothing left to fetch, or it owned no host at all (rendezvous hashing gave them to others).
+ */
+export function idleNodesLines(idle: readonly IdleNode[], all: { nodes: number; pages: number; hosts: number }): string[] {
+  const names = (list: readonly IdleNode[]): string => list.map((s) => `node ${s.index + 1}`).join(', ');
+  const lines: string[] = [];
+  const ownedNone = idle.filter((s) => s.hostsOwnedMost === 0);
+  const ownedSome = idle.filter((s) => s.hostsOwnedMost !== 0);
+  if (ownedSome.length > 0) {
+    if (idle.length === all.nodes && all.pages > 0) {
+      lines.push(`nothing left to fetch: the crawl was already complete (${all.pages} pages in the data directory); no node fetched anything`);
+      return lines;
+    }
+    const known = ownedSome.filter((s) => s.hostsOwnedMost !== undefined);
+    if (known.length > 0) lines.push(`${names(known)} fetched nothing: nothing left to fetch on the hosts ${known.length === 1 ? 'it' : 'they'} owned`);
+    const unknown = ownedSome.filter((s) => s.hostsOwnedMost === undefined);
+    if (unknown.length > 0) lines.push(`${names(unknown)} fetched nothing`);
+  }
+  if (ownedNone.length > 0) {
+    lines.push(
+      `${names(ownedNone)} fetched nothing: owned no host: rendezvous hashing gave ${all.hosts === 1 ? 'the only host' : `each of the ${all.hosts} hosts`} ` +
+        `to another node (one node per host; --partition url shares one host's pages between nodes)`,
+    );
+  }
+  return lines;
 }
 
 /**
@@ -256,13 +299,11 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   const lines = [`all ${processes} nodes ended: ${total.pages} pages in ${seconds} s; exit codes ${codes.join(', ')}`];
   if (held !== undefined) {
     lines.push(holdingsLine(held));
-    // Fetched nothing and failed nothing: under host partitioning, it owned no host.
+    // Fetched nothing and failed nothing: under host partitioning, say why (idleNodesLines).
     const idle = slots.filter((s) => (s.snapshot?.pages ?? 0) === 0 && (s.snapshot?.errors ?? 0) === 0);
     if (idle.length > 0 && config.partition === 'host' && stopping === undefined) {
-      lines.push(
-        `${idle.map((s) => `node ${s.index + 1}`).join(', ')} fetched nothing: owned no host: rendezvous hashing gave ${held.hosts.length === 1 ? 'the only host' : `each of the ${held.hosts.length} hosts`} ` +
-          `to another node (one node per host; --partition url shares one host's pages between nodes)`,
-      );
+      const idleNodes = idle.map((s) => ({ index: s.index, hostsOwnedMost: s.heldErrs?.hostsOwnedMost }));
+      lines.push(...idleNodesLines(idleNodes, { nodes: slots.length, pages: held.pages, hosts: held.hosts.length }));
     }
   }
   for (const line of lines) {

@@ -41,6 +41,8 @@ export class Membership {
   #observations = 0;
   /** Nodes that left the live set since the last `takeDepartures`, by how they left. */
   #departed = { done: new Set<string>(), lost: new Set<string>() };
+  /** Every node seen to leave the live set in this run, however it left (departedIds). */
+  readonly #departedEver = new Set<string>();
   /** Ids whose latest record seen says `done` (kept after the record is removed). */
   readonly #done = new Set<string>();
 
@@ -143,6 +145,7 @@ export class Membership {
     const after = this.liveIds();
     for (const id of beforeIds) {
       if (after.includes(id)) continue;
+      this.#departedEver.add(id);
       if (this.#peers.get(id)?.record.state === 'done') this.#departed.done.add(id);
       else this.#departed.lost.add(id);
     }
@@ -159,6 +162,14 @@ export class Membership {
     this.#departed.done.clear();
     this.#departed.lost.clear();
     return d;
+  }
+
+  /**
+   * Ids of every node this node saw leave the live set since it started (done, lost, or
+   * stopped), whether or not takeDepartures handed them on since. A node that came back stays.
+   */
+  departedIds(): string[] {
+    return [...this.#departedEver];
   }
 
   /** Ids of the nodes this node has seen say `done` (and not come back since). */

@@ -27,6 +27,8 @@ export class SelfRecord {
   #idleSince: number | undefined;
   #lastBeatOk: number;
   #serverTime: { mtimeMs: number; at: number } | undefined;
+  /** leave() was called: no beat writes the record again (it would stay behind, a node that looks dead). */
+  #left = false;
 
   constructor(layout: Layout, options: { readonly nodeId: string; readonly heartbeatMs: number }, clock: Clock) {
     this.#layout = layout;
@@ -68,8 +70,9 @@ export class SelfRecord {
     }
   }
 
-  /** Writes this node's record. Throws what the file system throws. */
+  /** Writes this node's record (nothing once it left). Throws what the file system throws. */
   async beat(status: SelfStatus): Promise<void> {
+    if (this.#left) return;
     const now = this.#clock.monotonic();
     this.setState(status.state);
     const record: NodeRecord = {
@@ -98,6 +101,7 @@ export class SelfRecord {
 
   /** Removes this node's record (graceful exit): others stop counting it at their next read. */
   async leave(): Promise<void> {
+    this.#left = true;
     await unlink(this.#layout.node(this.#options.nodeId)).catch(() => undefined);
   }
 }

@@ -35,6 +35,11 @@ export interface CrawlNodeDeps {
   readonly hooks?: Hooks;
 }
 
+/** CrawlNode.endedAs. */
+export interface EndedAs {
+  readonly state: string;
+  readonly departed: readonly string[];
+}
 
 /**
  * One crawling node (docs/architecture.md): the control loop of rounds and reseeds; the
@@ -57,6 +62,7 @@ export class CrawlNode {
   #p: Parts | undefined;
   #stopping: RunResult | undefined;
   #heldErrs: ReadonlyMap<string, HostErrs> | undefined;
+  #endedAs: EndedAs | undefined;
   #wake: (() => void) | undefined;
   #heartbeat: Heartbeat | undefined;
   #rounds: DiscoveryRounds | undefined;
@@ -82,6 +88,7 @@ export class CrawlNode {
 
   /** Asks the node to stop gracefully: requests in flight finish (or are abandoned after a grace period). */
   stop(exitCode: number = ExitCode.INTERRUPTED): void {
+    this.#noteEnd();
     this.#stopping ??= { reason: 'stopped', exitCode };
     this.#wakeLoop();
   }
@@ -99,6 +106,7 @@ export class CrawlNode {
       result = (await this.#startUp(p)) ?? (await this.#loop(p));
       return result;
     } finally {
+      this.#noteEnd();
       this.#heldErrs = await shutDownNode(p, result?.reason === 'complete', {
         log: this.#log,
         stats: this.stats,
@@ -288,6 +296,19 @@ export class CrawlNode {
    * again. Undefined after run() when it knows none for sure (URL partitioning: other nodes
    * write into the same hosts; or it was fenced).
    */
+  /**
+   * How this node stood when it was asked to stop or its run ended, before it shut down
+   * (src/cli/run-outcome.ts recordRunEnd): its state then, and the nodes it had seen leave
+   * while it still worked (their work came to the live nodes, this one among them).
+   */
+  get endedAs(): EndedAs {
+    return this.#endedAs ?? { state: this.stats.state, departed: [] };
+  }
+
+  #noteEnd(): void {
+    this.#endedAs ??= { state: this.stats.state, departed: this.#p?.membership.departedIds() ?? [] };
+  }
+
   get heldErrs(): ReadonlyMap<string, HostErrs> | undefined {
     return this.#heldErrs;
   }

@@ -69,6 +69,8 @@ export class Heartbeat {
   /** Whether every live node was idle at the last heartbeat. */
   #allIdleSeen = false;
   #closed = false;
+  /** start() was called: before it, a beatSoon() (a sibling's nudge while this node joins) does nothing. */
+  #started = false;
   /** Closes WARC files left open by nodes that died, on any machine (docs/warc.md). */
   #warcSweeper: DeadWarcSweeper | undefined;
   /** Lends hosts when this node has more work than request slots (docs/protocol.md, "Lending hosts"). */
@@ -81,6 +83,8 @@ export class Heartbeat {
 
   /** Starts beating every --heartbeat (the first STARTUP_BEATS sooner). */
   start(): void {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
     this.#schedule(this.#nextBeatMs());
   }
 
@@ -91,7 +95,7 @@ export class Heartbeat {
 
   /** Runs the next heartbeat now rather than when it is due (unless one is running). */
   beatSoon(): void {
-    if (this.#closed || this.#running !== undefined) return;
+    if (!this.#started || this.#closed || this.#running !== undefined) return;
     this.#d.clock.clearTimeout(this.#timer);
     this.#schedule(0);
   }
@@ -146,8 +150,16 @@ export class Heartbeat {
     return clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
   }
 
+  /**
+   * The next beat, in one chain only: a timer set while another was pending would start a second
+   * chain, whose timer close() does not know, and a beat of it after close() would write the
+   * record again after the node left (a `stopping` record left behind by a node that exited 0).
+   */
   #schedule(delayMs: number): void {
+    this.#d.clock.clearTimeout(this.#timer);
     this.#timer = this.#d.clock.setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#closed || this.#running !== undefined) return;
       this.#running = this.#tick().finally(() => {
         this.#running = undefined;
         if (this.#closed) return;

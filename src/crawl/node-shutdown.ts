@@ -35,6 +35,7 @@ export interface ShutdownOptions {
 export async function shutDownNode(p: Parts, complete: boolean, o: ShutdownOptions): Promise<ReadonlyMap<string, HostErrs> | undefined> {
   o.stats.state = 'stopping';
   o.stats.queued = p.frontier.queued; // what is left, for the run state `status` reads
+  o.stats.queuedByHost = queuedByHost(p);
   await p.requests.drain(STOP_GRACE_MS);
   p.requests.abort();
   await p.requests.drain(2_000);
@@ -75,4 +76,11 @@ function errsOfHostsHeld(p: Parts, o: ShutdownOptions): ReadonlyMap<string, Host
     if (host.phase === 'ready' && !host.leaseLost) held.set(host.dir, host.errsOnDisk(o.maxAttempts));
   }
   return held;
+}
+
+/** The URLs queued of each host this node crawls (ready, its queue loaded), by host directory. */
+function queuedByHost(p: Parts): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const host of p.frontier.hosts.values()) if (host.phase === 'ready') out[host.dir] = host.queued;
+  return out;
 }

@@ -68,14 +68,27 @@ export class CrawlStats {
   hookTimeouts = 0;
   round = 0;
   queued = 0;
+  /** Of `queued`, each host's, set when the node stops (for `status`: src/store/run-state.ts byHost). */
+  queuedByHost: Record<string, number> | undefined;
   inFlight = 0;
-  hostsOwned = 0;
+  #hostsOwned = 0;
+  /** The most hosts this node owned at once in this run (an idle node that owned some had nothing to fetch). */
+  hostsOwnedMost = 0;
   nodesAlive = 1;
   state = 'starting';
   /** Times a host with work had to wait for its next request, by the rule that held it back. */
   readonly heldBackBy = new Map<PolitenessLimit, number>();
   #lastHeldBack: { at: number; why: PolitenessLimit } | undefined;
   readonly #samples: { at: number; pages: number }[] = [];
+
+  get hostsOwned(): number {
+    return this.#hostsOwned;
+  }
+
+  set hostsOwned(n: number) {
+    this.#hostsOwned = n;
+    if (n > this.hostsOwnedMost) this.hostsOwnedMost = n;
+  }
 
   constructor(private readonly monotonic: () => number) {
     this.#samples.push({ at: monotonic(), pages: 0 });

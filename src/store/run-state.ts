@@ -1,3 +1,4 @@
+import { readdir, unlink } from 'node:fs/promises';
 import { DEFAULTS } from '../config/crawl-config.js';
 import { writeFileAtomic } from './atomic-write.js';
 import type { Layout } from './layout.js';
@@ -27,6 +28,64 @@ export interface RunState {
    * did (src/frontier/retry-policy.ts isFinal). Absent in files of older versions.
    */
   readonly maxAttempts?: number;
+  /**
+   * The node was idle when it stopped: its last reseed found nothing, so nothing was left to
+   * fetch but retries (a --watch that waited). Absent: it was not, or an older version.
+   */
+  readonly idle?: boolean;
+  /**
+   * Of `queued`, the URLs of each host the node crawled when it stopped (host directory ->
+   * count). With `departed`, `status` counts a host once when two nodes' ends name it: the
+   * node that saw the other leave held it later (src/cli/crawl-state.ts). Absent: older versions.
+   */
+  readonly byHost?: Readonly<Record<string, number>>;
+  /** The nodes this node saw leave while it worked, before it stopped (CrawlNode.endedAs). */
+  readonly departed?: readonly string[];
+}
+
+/**
+ * Each node's own end of run, beside the shared run state: `.mountcrawl-run.<node-id>.json`,
+ * written by that node only (no two nodes ever write one file), so that `status` adds up what
+ * every node left, not only the last one to end (docs/options.md, `status`).
+ */
+const NODE_END_PREFIX = '.mountcrawl-run.';
+
+function nodeEndPath(layout: Layout, nodeId: string): string {
+  return `${layout.root}/${NODE_END_PREFIX}${nodeId}.json`;
+}
+
+/** Writes this node's own end of run (`state.node`), whole. */
+export async function writeNodeEnd(layout: Layout, state: RunState): Promise<void> {
+  await writeFileAtomic(nodeEndPath(layout, state.node), `${JSON.stringify(state)}\n`, { nodeId: state.node, fsync: false });
+}
+
+/** The node ids of the ends of run in the data directory. */
+async function nodeEndIds(layout: Layout): Promise<string[]> {
+  const names = await readdir(layout.root).catch(() => [] as string[]);
+  return names.filter((n) => n.startsWith(NODE_END_PREFIX) && n.endsWith('.json') && n !== RUN_STATE_FILE).map((n) => n.slice(NODE_END_PREFIX.length, -5));
+}
+
+/** Every node's end of run in the data directory (those that cannot be read are left out). */
+export async function readNodeEnds(layout: Layout): Promise<RunState[]> {
+  const out: RunState[] = [];
+  for (const id of await nodeEndIds(layout)) {
+    try {
+      out.push(await readJsonValidated(nodeEndPath(layout, id), asRunState));
+    } catch {
+      // removed meanwhile, or not ours
+    }
+  }
+  return out;
+}
+
+/**
+ * Removes the ends of run of `nodes` (every node's when `'all'`): a node that starts takes
+ * what they left into the crawl again (its reseeds find it on disk), and a node that saw one
+ * leave while it worked took the departed node's share over. Best effort.
+ */
+export async function removeNodeEnds(layout: Layout, nodes: readonly string[] | 'all'): Promise<void> {
+  const ids = nodes === 'all' ? await nodeEndIds(layout) : nodes;
+  for (const id of ids) await unlink(nodeEndPath(layout, id)).catch(() => undefined);
 }
 
 /** The --max-attempts a reader of the data directory judges errs records final by, and where it came from. */

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { startGeneratedSite } from '../../src/site/generated-site.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
 import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
-import { listFiles } from '../support/data-files.js';
+import { filesOf, listFiles } from '../support/data-files.js';
 import { pageRoute, startRoutedSite } from '../support/routed-site.js';
 import { until } from '../support/until.js';
 
@@ -106,6 +106,112 @@ describe('a crawl that fetched nothing', { timeout: 60_000 }, () => {
       assert.equal(r.code, 5, r.stderr);
       assert.match(r.stderr, /NOTHING_FETCHED: every seed failed/);
     } finally {
+      await data.cleanup();
+    }
+  });
+});
+
+describe('status counts what every node left when several were stopped mid-crawl', { timeout: 120_000 }, () => {
+  const HOSTS = 6;
+  const PAGES = 30;
+  /** Each host's home page links to all its pages: once every home page is stored, every page is known. */
+  const routes = Array.from({ length: HOSTS }, () => {
+    const paths = Array.from({ length: PAGES }, (_, i) => `/p${i}`);
+    return Object.fromEntries([['/', pageRoute(paths)], ...paths.map((p) => [p, pageRoute([])])]);
+  });
+  const SITE_PAGES = HOSTS * (PAGES + 1);
+
+  async function homesStored(data: string, site: LoopbackSite): Promise<boolean> {
+    const files = await listFiles(data);
+    return site.hosts.every((h) => files.includes(filesOf(`${h.origin}/`).links));
+  }
+
+  async function stoppedStatus(data: string): Promise<{ state: string; queued: number; leftOnDisk: number; line: string }> {
+    const r = await runCli(['status', '--data', data, '--no-wait', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { crawl: { state: string; queued: number; leftOnDisk: number; line: string } }).crawl;
+  }
+
+  test('two crawl processes on one directory: running while one is alive; then what both left, against the site', async () => {
+    const site = await startRoutedSite(routes);
+    const data = await tempDir();
+    try {
+      const args = ['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', data.path, '--per-host', '1', ...FAST, '--delay', '200'];
+      const a = spawnCli(args);
+      const b = spawnCli(args);
+      await until(() => homesStored(data.path, site));
+      a.kill('SIGINT');
+      const ra = await a.done;
+      assert.equal(ra.code, 130, ra.stderr);
+      const oneLeft = await runCli(['status', '--data', data.path, '--no-wait']);
+      assert.match(oneLeft.stdout, /^crawl {5}running: 1 node/m, oneLeft.stdout);
+      // The other took the stopped node's hosts over and queued their pages (its record says
+      // so): what the first one left is now the second one's, and must not count twice.
+      await until(async () => {
+        const r = await runCli(['status', '--data', data.path, '--no-wait', '--json']);
+        const n = (JSON.parse(r.stdout) as { nodes: { hostsOwned: number; queued: number; inFlight: number }[] }).nodes;
+        return n.length === 1 && n[0]!.hostsOwned === HOSTS && n[0]!.queued + n[0]!.inFlight + (await linksCount(data.path)) >= SITE_PAGES;
+      });
+      b.kill('SIGINT');
+      const rb = await b.done;
+      assert.equal(rb.code, 130, rb.stderr);
+      const stored = await linksCount(data.path);
+      assert.ok(stored < SITE_PAGES, `stopped mid-crawl: ${stored} of ${SITE_PAGES}`);
+      const crawl = await stoppedStatus(data.path);
+      assert.equal(crawl.state, 'stopped', crawl.line);
+      assert.equal(crawl.queued + crawl.leftOnDisk, SITE_PAGES - stored, crawl.line);
+      assert.match(crawl.line, new RegExp(`: ${SITE_PAGES - stored} URLs known and not fetched`), crawl.line);
+    } finally {
+      await site.close();
+      await data.cleanup();
+    }
+  });
+
+  test('--processes 2 stopped by SIGINT: status counts what both nodes left, against the site', async () => {
+    const site = await startRoutedSite(routes);
+    const data = await tempDir();
+    try {
+      const sup = spawnCli(['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', data.path, '--processes', '2', '--per-host', '1', ...FAST, '--delay', '200']);
+      await until(() => homesStored(data.path, site));
+      // Both nodes have their hosts' pages queued (their records say so): every page is known to one.
+      await until(async () => {
+        const r = await runCli(['status', '--data', data.path, '--no-wait', '--json']);
+        const n = (JSON.parse(r.stdout) as { nodes: { hostsOwned: number; queued: number; inFlight: number }[] }).nodes;
+        const sum = (f: (x: (typeof n)[number]) => number): number => n.reduce((a, x) => a + f(x), 0);
+        return n.length === 2 && sum((x) => x.hostsOwned) === HOSTS && sum((x) => x.queued + x.inFlight) + (await linksCount(data.path)) >= SITE_PAGES;
+      });
+      sup.kill('SIGINT');
+      const r = await sup.done;
+      assert.equal(r.code, 130, r.stderr);
+      const stored = await linksCount(data.path);
+      assert.ok(stored < SITE_PAGES, `stopped mid-crawl: ${stored} of ${SITE_PAGES}`);
+      const crawl = await stoppedStatus(data.path);
+      assert.equal(crawl.state, 'stopped', crawl.line);
+      assert.equal(crawl.queued + crawl.leftOnDisk, SITE_PAGES - stored, crawl.line);
+    } finally {
+      await site.close();
+      await data.cleanup();
+    }
+  });
+
+  test('Ctrl-C of an idle --watch: stopped with nothing left to fetch, not "work left ... 0 URLs"', async () => {
+    const site = await startRoutedSite([{ '/': pageRoute(['/a']), '/a': pageRoute([]) }]);
+    const data = await tempDir();
+    try {
+      const w = spawnCli(['crawl', site.url(0, '/'), '--data', data.path, '--watch', ...FAST]);
+      const idle = async (): Promise<boolean> => {
+        const r = await runCli(['status', '--data', data.path, '--no-wait', '--json']);
+        const s = JSON.parse(r.stdout) as { pages: number; nodes: { state: string }[] };
+        return s.pages === 2 && s.nodes.length === 1 && s.nodes[0]!.state === 'idle';
+      };
+      await until(idle);
+      w.kill('SIGINT');
+      assert.equal((await w.done).code, 130);
+      const crawl = await stoppedStatus(data.path);
+      assert.equal(crawl.state, 'stopped', crawl.line);
+      assert.match(crawl.line, /^stopped with nothing left to fetch \(stopped at [^)]+\): every node was idle$/, crawl.line);
+    } finally {
+      await site.close();
       await data.cleanup();
     }
   });

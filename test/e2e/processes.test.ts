@@ -55,6 +55,15 @@ describe('--processes N: one command, N nodes on this machine', { timeout: 120_0
     await assertComplete(site, data.path);
   });
 
+  test('a second run on a complete directory says the crawl was already complete, not "owned no host"', async () => {
+    const first = await spawnCli(['crawl', ...seeds, '--data', data.path, '--processes', '2', ...FAST]).done;
+    assert.equal(first.code, 0, first.stderr);
+    const again = await spawnCli(['crawl', ...seeds, '--data', data.path, '--processes', '2', ...FAST]).done;
+    assert.equal(again.code, 0, again.stderr);
+    assert.doesNotMatch(again.stderr, /owned no host/, again.stderr);
+    assert.match(again.stderr, /^mountcrawl: nothing left to fetch: the crawl was already complete \(200 pages in the data directory\)/m, again.stderr);
+  });
+
   test('a child that crashes is started again and the crawl still completes', async () => {
     const sup = spawnCli(['crawl', ...seeds, '--data', data.path, '--processes', '2', '--per-host', '1', ...FAST]);
     await until(async () => (await nodeRecords(data.path)).length === 2);

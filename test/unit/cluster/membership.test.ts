@@ -450,3 +450,17 @@ describe('Membership: beat and leave', () => {
     );
   });
 });
+
+describe('Membership: a node that left stays gone', () => {
+  test('a beat after leave() writes no record (one left behind would read as a dead node)', async () => {
+    const layout = await freshLayout();
+    const { m } = setup(layout);
+    const status = { state: 'stopping', round: 0, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 } as const;
+    await m.beat(status);
+    assert.equal(await exists(layout.node(SELF)), true);
+    await m.leave();
+    await m.beat(status);
+    assert.equal(await exists(layout.node(SELF)), false);
+    assert.deepEqual(await readdir(layout.dir('nodes')), []);
+  });
+});

@@ -154,3 +154,30 @@ describe('Heartbeat: the end, sooner', () => {
     }
   });
 });
+
+describe('Heartbeat: nothing is written after close', () => {
+  test('a look asked for before start (a sibling turned idle while this node joined) starts no second chain of beats', async (t) => {
+    const r = await rig();
+    t.after(() => r.heartbeat.close());
+    r.stats.state = 'crawling';
+    r.heartbeat.beatSoon(); // the supervisor's nudge, while the node still joins
+    r.heartbeat.start();
+    await r.run(HEARTBEAT * 3);
+    await r.heartbeat.close();
+    // The node leaves: its record goes; no heartbeat may write it again.
+    await r.membership.leave();
+    const after = r.beats();
+    await r.run(HEARTBEAT * 3);
+    assert.equal(r.beats(), after, 'a beat after close() would write the record again after leave()');
+  });
+
+  test('beats follow one schedule: a look before start adds none', async () => {
+    const r = await rig();
+    r.stats.state = 'crawling';
+    r.heartbeat.beatSoon();
+    r.heartbeat.start();
+    await r.run(HEARTBEAT / 4 + 50);
+    await r.heartbeat.close();
+    assert.equal(r.beats(), 1);
+  });
+});
