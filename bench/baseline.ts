@@ -16,7 +16,9 @@ function option(name: string, fallback?: string): string {
   return v;
 }
 
-const urls = readFileSync(option('--urls'), 'utf8').split('\n').filter((l) => l !== '');
+const urls = readFileSync(option('--urls'), 'utf8')
+  .split('\n')
+  .filter((l) => l !== '');
 const concurrency = Number(option('--concurrency', '64'));
 const perHost = Number(option('--per-host', '8'));
 const agent = new Agent({ connections: perHost, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -41,6 +43,4 @@ async function worker(): Promise<void> {
 
 await Promise.all(Array.from({ length: concurrency }, worker));
 await agent.close();
-process.stdout.write(
-  `${JSON.stringify({ requests: urls.length, errors, bytes, seconds: (performance.now() - started) / 1000 })}\n`,
-);
+process.stdout.write(`${JSON.stringify({ requests: urls.length, errors, bytes, seconds: (performance.now() - started) / 1000 })}\n`);

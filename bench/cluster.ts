@@ -193,10 +193,13 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
     );
     if (fault === 'cut') {
       faultTimers.push(
-        setTimeout(() => {
-          log(`N=${n}: n1's link restored`);
-          void m.fault('restore', 0);
-        }, (faultAt + faultFor) * 1000),
+        setTimeout(
+          () => {
+            log(`N=${n}: n1's link restored`);
+            void m.fault('restore', 0);
+          },
+          (faultAt + faultFor) * 1000,
+        ),
       );
     }
   };
@@ -213,7 +216,8 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   const maxInFlight = Math.max(...s.hosts.map((h) => s.maxInFlight(h.index)));
   let firstRequest = Infinity;
   let lastRequest = -Infinity;
-  for (const ts of s.times.values()) for (const t of ts) [firstRequest, lastRequest] = [Math.min(firstRequest, t), Math.max(lastRequest, t)];
+  for (const ts of s.times.values())
+    for (const t of ts) [firstRequest, lastRequest] = [Math.min(firstRequest, t), Math.max(lastRequest, t)];
   const nodes: NodeRow[] = results.map((r, i) => {
     const sum = r.summary ?? {};
     const disc = (sum.discovery ?? {}) as Record<string, number>;
@@ -257,9 +261,13 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
     firstRequestSeconds: round((firstRequest - started) / 1000, 2),
     lastRequestSeconds: round((lastRequest - started) / 1000, 2),
     perNode: nodes,
-    ...(fault === 'none' ? {} : { fault: { kind: fault, atSeconds: faultAt, forSeconds: faultFor, tempFilesLeft, linksRecords, ...atFault } }),
+    ...(fault === 'none'
+      ? {}
+      : { fault: { kind: fault, atSeconds: faultAt, forSeconds: faultFor, tempFilesLeft, linksRecords, ...atFault } }),
   };
-  log(`N=${n}: ${fetched} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${duplicates} duplicate fetches, load ${row.loadavg.join(' ')}`);
+  log(
+    `N=${n}: ${fetched} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${duplicates} duplicate fetches, load ${row.loadavg.join(' ')}`,
+  );
   return row;
 }
 
@@ -277,7 +285,9 @@ try {
     log(`sshd and ${mounts.mounts.length} mounts through a relay of ${linkDelayMs} ms per direction, under ${mounts.dir}`);
   }
   site = await startGeneratedSite({ hosts, pagesPerHost, linksPerPage: 6, crossLinks: 2, latencyMs });
-  log(`site: ${hosts} hosts x ${pagesPerHost} pages, ${latencyMs} ms per response; nodes: --concurrency ${concurrency} --per-host ${perHost}`);
+  log(
+    `site: ${hosts} hosts x ${pagesPerHost} pages, ${latencyMs} ms per response; nodes: --concurrency ${concurrency} --per-host ${perHost}`,
+  );
   const rows: ClusterRow[] = [];
   for (let a = 1; a <= repeat && !interrupted; a++) for (const n of counts) if (!interrupted) rows.push(await runCluster(n, a));
   // Interrupted: the cleanup is under way and exits 130; a cut-short run is not a result.
@@ -285,7 +295,10 @@ try {
   const where = o.local ? 'one local directory' : `sshfs through a ${linkDelayMs} ms relay`;
   process.stdout.write(clusterTables(rows, where));
   await mkdir(o.results!, { recursive: true });
-  const file = join(o.results!, `${new Date().toISOString().replace(/[:]/g, '').replace(/\..*$/, 'Z')}-cluster${o.local ? '-local' : ''}.json`);
+  const file = join(
+    o.results!,
+    `${new Date().toISOString().replace(/[:]/g, '').replace(/\..*$/, 'Z')}-cluster${o.local ? '-local' : ''}.json`,
+  );
   const setup = { hosts, pagesPerHost, latencyMs, concurrency, perHost, linkDelayMs: o.local ? null : linkDelayMs, where };
   await writeFile(file, `${JSON.stringify({ command, setup, rows }, null, 1)}\n`);
   log(`wrote ${file}`);

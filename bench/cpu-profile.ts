@@ -75,13 +75,21 @@ export async function summarizeProfiles(dir: string, top = 15): Promise<ProfileS
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, us]) => ({ name, ms: Math.round(us / 1000), percent: busyUs === 0 ? 0 : Math.round((us / busyUs) * 1000) / 10 }));
-  return { files, busyMs: Math.round(busyUs / 1000), idleMs: Math.round(idleUs / 1000), functions: rank(byFunction), modules: rank(byModule) };
+  return {
+    files,
+    busyMs: Math.round(busyUs / 1000),
+    idleMs: Math.round(idleUs / 1000),
+    functions: rank(byFunction),
+    modules: rank(byModule),
+  };
 }
 
 /** The summary as two Markdown tables. */
 export function formatProfile(s: ProfileSummary): string {
   const table = (title: string, rows: readonly SelfTime[]): string =>
-    [`| ${title} | self ms | % of busy |`, '| --- | --- | --- |', ...rows.map((r) => `| \`${r.name}\` | ${r.ms} | ${r.percent} |`)].join('\n');
+    [`| ${title} | self ms | % of busy |`, '| --- | --- | --- |', ...rows.map((r) => `| \`${r.name}\` | ${r.ms} | ${r.percent} |`)].join(
+      '\n',
+    );
   return [
     `${s.files.length} profiles, ${(s.busyMs / 1000).toFixed(1)} s busy, ${(s.idleMs / 1000).toFixed(1)} s idle`,
     '',

@@ -28,10 +28,19 @@ const pages = Number(o.pages);
 const rounds = Number(o.rounds);
 const shapes = o.shapes!.split(',') as (PageShape | 'mixed')[];
 
-const hosts = Array.from({ length: 20 }, (_, i) => ({ index: i, origin: `http://127.0.0.${10 + i}:4${1000 + i}`, authority: `127.0.0.${10 + i}:4${1000 + i}` }));
+const hosts = Array.from({ length: 20 }, (_, i) => ({
+  index: i,
+  origin: `http://127.0.0.${10 + i}:4${1000 + i}`,
+  authority: `127.0.0.${10 + i}:4${1000 + i}`,
+}));
 
 for (const kind of shapes) {
-  const site: SiteShape = { hosts, pagesPerHost: 500, external: ['http://127.0.0.200:40001', 'http://127.0.0.201:40002', 'http://127.0.0.202:40003'], pages: kind };
+  const site: SiteShape = {
+    hosts,
+    pagesPerHost: 500,
+    external: ['http://127.0.0.200:40001', 'http://127.0.0.201:40002', 'http://127.0.0.202:40003'],
+    pages: kind,
+  };
   const bodies = Array.from({ length: pages }, (_, i) => {
     const p = generatePage(site, i % hosts.length, i % 500);
     return { url: `${hosts[i % hosts.length]!.origin}${p.path}`, body: p.body };
@@ -46,8 +55,19 @@ for (const kind of shapes) {
       links += r.links.length;
       // What the committer writes for the page: the links record's JSON.
       serializeRecord({
-        v: RECORD_VERSION, url, finalUrl: url, status: 200, contentType: 'text/html; charset=utf-8', bytes: body.length,
-        fetchedAt: new Date(0).toISOString(), depth: 1, node: 'bench', durationMs: 1, html: 'html/x/y.html', charset: r.charset, links: r.links,
+        v: RECORD_VERSION,
+        url,
+        finalUrl: url,
+        status: 200,
+        contentType: 'text/html; charset=utf-8',
+        bytes: body.length,
+        fetchedAt: new Date(0).toISOString(),
+        depth: 1,
+        node: 'bench',
+        durationMs: 1,
+        html: 'html/x/y.html',
+        charset: r.charset,
+        links: r.links,
       });
     }
     const used = process.cpuUsage(cpu);

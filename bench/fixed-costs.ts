@@ -121,16 +121,23 @@ try {
       const run = await once(p);
       all.push(run);
       loads.push(loadavg()[0]!);
-      log(`--processes ${p}, run ${r + 1}: start ${round(run.startMs, 0)} ms (${run.startCpuMs} ms CPU), end ${round(run.endMs, 0)} ms, wall ${round(run.wallMs, 0)} ms, ${run.pages} URLs`);
+      log(
+        `--processes ${p}, run ${r + 1}: start ${round(run.startMs, 0)} ms (${run.startCpuMs} ms CPU), end ${round(run.endMs, 0)} ms, wall ${round(run.wallMs, 0)} ms, ${run.pages} URLs`,
+      );
     }
   }
   console.log(`Medians of ${runs} runs each, load average (1 min) ${round(Math.min(...loads), 1)} to ${round(Math.max(...loads), 1)}.\n`);
-  console.log('| processes | start -> first request, ms | CPU of the (first) process before it, ms | last response -> exit, ms | wall, ms | URLs |');
+  console.log(
+    '| processes | start -> first request, ms | CPU of the (first) process before it, ms | last response -> exit, ms | wall, ms | URLs |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- |');
   for (const p of variants) {
     const rs = all.filter((r) => r.processes === p);
-    const col = (f: (r: Run) => number): string => `${round(median(rs.map(f)), 0)} (${round(Math.min(...rs.map(f)), 0)} to ${round(Math.max(...rs.map(f)), 0)})`;
-    console.log(`| ${p} | ${col((r) => r.startMs)} | ${col((r) => r.startCpuMs)} | ${col((r) => r.endMs)} | ${col((r) => r.wallMs)} | ${rs[0]!.pages} |`);
+    const col = (f: (r: Run) => number): string =>
+      `${round(median(rs.map(f)), 0)} (${round(Math.min(...rs.map(f)), 0)} to ${round(Math.max(...rs.map(f)), 0)})`;
+    console.log(
+      `| ${p} | ${col((r) => r.startMs)} | ${col((r) => r.startCpuMs)} | ${col((r) => r.endMs)} | ${col((r) => r.wallMs)} | ${rs[0]!.pages} |`,
+    );
   }
 } finally {
   await site.close();

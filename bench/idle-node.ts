@@ -96,8 +96,12 @@ try {
   const summaryLine = nodeErr.split('\n').find((l) => l.includes('"msg":"summary"'));
   const sum = JSON.parse(summaryLine ?? '{}') as { heartbeats?: { beats: number; meanMs: number; maxMs: number } };
   const perS = (name: string): number => round((calls.get(name) ?? 0) / traceS, 1);
-  console.log(`${hosts} hosts, an idle \`crawl --watch\` node traced for ${traceS} s after ${settleS} s (load average ${round(loadavg()[0]!, 1)}):\n`);
-  console.log('| statx/s | newfstatat/s | openat/s | getdents64/s | write/s | rename/s | node CPU ms/s | heartbeats | heartbeat mean ms | longest ms |');
+  console.log(
+    `${hosts} hosts, an idle \`crawl --watch\` node traced for ${traceS} s after ${settleS} s (load average ${round(loadavg()[0]!, 1)}):\n`,
+  );
+  console.log(
+    '| statx/s | newfstatat/s | openat/s | getdents64/s | write/s | rename/s | node CPU ms/s | heartbeats | heartbeat mean ms | longest ms |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const hb = sum.heartbeats ?? { beats: 0, meanMs: Number.NaN, maxMs: Number.NaN };
   console.log(

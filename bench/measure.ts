@@ -284,7 +284,6 @@ export function tail(path: string, bytes = 2000): string {
   }
 }
 
-
 /** A whole-number command-line value of a bench script, or one line on stderr and exit 2. */
 export function wholeArg(script: string, name: string, value: string | undefined, min: number): number {
   const n = Number(value);

@@ -6,7 +6,11 @@
 import type { FetchedResponse } from '../src/fetch/fetcher.js';
 import { fetchMiddleware } from '../src/hooks/builtin-steps.js';
 
-const chain = fetchMiddleware('ua', () => true, () => Date.now());
+const chain = fetchMiddleware(
+  'ua',
+  () => true,
+  () => Date.now(),
+);
 const res: FetchedResponse = {
   url: 'http://a.example/',
   status: 200,

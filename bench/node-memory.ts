@@ -101,11 +101,26 @@ try {
   const wall = (performance.now() - started) / 1000;
   const [, user, sys, maxKiB] = (await readFile(timeFile, 'utf8')).trim().split(/\s+/).map(Number);
   await rm(timeFile, { force: true });
-  const summary = stderr.split('\n').filter((l) => /done|total|error/i.test(l)).slice(-3).join(' | ');
+  const summary = stderr
+    .split('\n')
+    .filter((l) => /done|total|error/i.test(l))
+    .slice(-3)
+    .join(' | ');
   const requests = [...site.counts.values()].reduce((a, b) => a + b, 0);
-  log(`exit ${code}, ${wall.toFixed(1)} s, CPU ${(user! + sys!).toFixed(1)} s, peak RSS ${(maxKiB! / 1024).toFixed(0)} MiB; requests to the site: ${requests}`);
+  log(
+    `exit ${code}, ${wall.toFixed(1)} s, CPU ${(user! + sys!).toFixed(1)} s, peak RSS ${(maxKiB! / 1024).toFixed(0)} MiB; requests to the site: ${requests}`,
+  );
   log(`the node said: ${summary}`);
-  const result = { records, hosts: hostCount, links: linksPerRecord, exit: code, wallS: wall, cpuS: user! + sys!, peakRssMiB: maxKiB! / 1024, requests };
+  const result = {
+    records,
+    hosts: hostCount,
+    links: linksPerRecord,
+    exit: code,
+    wallS: wall,
+    cpuS: user! + sys!,
+    peakRssMiB: maxKiB! / 1024,
+    requests,
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {
   await site.close();

@@ -29,10 +29,25 @@ const perHost = num('per-host', 1);
 const site = await BenchSite.start({ hosts: num('hosts', 1), pagesPerHost: num('pages', 1), latencyMs: num('latency', 0) });
 const crawl = (id: string, data: string): Promise<number | null> =>
   new Promise((resolve) => {
-    const args = [MOUNTCRAWL_BIN, 'crawl', ...site.seeds(), '--data', data, '--node-id', id, '--per-host', String(perHost), '--delay', '0', '--no-progress'];
+    const args = [
+      MOUNTCRAWL_BIN,
+      'crawl',
+      ...site.seeds(),
+      '--data',
+      data,
+      '--node-id',
+      id,
+      '--per-host',
+      String(perHost),
+      '--delay',
+      '0',
+      '--no-progress',
+    ];
     spawn(process.execPath, args, { stdio: 'ignore' }).on('exit', resolve);
   });
-process.stdout.write('| nodes | wall s | coverage | duplicate requests | robots.txt requests | max in flight/host | exit codes |\n| --- | --- | --- | --- | --- | --- | --- |\n');
+process.stdout.write(
+  '| nodes | wall s | coverage | duplicate requests | robots.txt requests | max in flight/host | exit codes |\n| --- | --- | --- | --- | --- | --- | --- |\n',
+);
 try {
   for (const n of [1, 2, 3]) {
     const data = await mkdtemp(join(tmpdir(), 'mountcrawl-nodes-bench-'));
@@ -41,7 +56,9 @@ try {
     const codes = await Promise.all(Array.from({ length: n }, (_, i) => crawl(`bench-${i + 1}`, data)));
     const seconds = (performance.now() - started) / 1000;
     const c = site.counts();
-    process.stdout.write(`| ${n} | ${round(seconds, 2)} | ${round(c.pagesFetched / c.pages, 4)} | ${c.duplicateRequests} | ${c.robotsRequests} | ${c.maxInFlightPerHost} | ${codes.join(', ')} |\n`);
+    process.stdout.write(
+      `| ${n} | ${round(seconds, 2)} | ${round(c.pagesFetched / c.pages, 4)} | ${c.duplicateRequests} | ${c.robotsRequests} | ${c.maxInFlightPerHost} | ${codes.join(', ')} |\n`,
+    );
     await rm(data, { recursive: true, force: true });
   }
 } finally {

@@ -58,7 +58,13 @@ export function relativeHref(fromDir: string, target: string): string {
   const to = tDir.split('/').slice(1, -1);
   let k = 0;
   while (k < from.length && k < to.length && from[k] === to[k]) k++;
-  const rel = '../'.repeat(from.length - k) + to.slice(k).map((s) => `${s}/`).join('') + target.slice(tDir.length);
+  const rel =
+    '../'.repeat(from.length - k) +
+    to
+      .slice(k)
+      .map((s) => `${s}/`)
+      .join('') +
+    target.slice(tDir.length);
   return rel === '' ? './' : rel;
 }
 
@@ -139,10 +145,33 @@ interface Dims {
   readonly padToKb: readonly [number, number] | undefined;
 }
 
-const STANDARD: Dims = { nav: 7, styleRules: 14, related: [10, 13], paragraphs: [10, 16], rows: [16, 26], cards: 3, comments: [6, 10], footer: true, sitemap: 0, scriptKb: 0, styleKb: 0, padToKb: undefined };
+const STANDARD: Dims = {
+  nav: 7,
+  styleRules: 14,
+  related: [10, 13],
+  paragraphs: [10, 16],
+  rows: [16, 26],
+  cards: 3,
+  comments: [6, 10],
+  footer: true,
+  sitemap: 0,
+  scriptKb: 0,
+  styleKb: 0,
+  padToKb: undefined,
+};
 const DIMS: Readonly<Record<PageShape, Dims>> = {
   standard: STANDARD,
-  small: { ...STANDARD, nav: 0, styleRules: 0, related: [1, 2], paragraphs: [1, 2], rows: [0, 0], cards: 1, comments: [0, 0], footer: false },
+  small: {
+    ...STANDARD,
+    nav: 0,
+    styleRules: 0,
+    related: [1, 2],
+    paragraphs: [1, 2],
+    rows: [0, 0],
+    cards: 1,
+    comments: [0, 0],
+    footer: false,
+  },
   'many-links': { ...STANDARD, sitemap: 250 },
   scripts: { ...STANDARD, scriptKb: 80, styleKb: 30 },
   large: { ...STANDARD, related: [40, 50], paragraphs: [90, 110], rows: [120, 160], comments: [40, 50] },
@@ -215,12 +244,16 @@ export function generatePage(shape: SiteShape, h: number, i: number): GeneratedP
   push(`<link rel="preload" as="font" href="/static/fonts/inter.woff2" type="font/woff2" crossorigin>\n`);
   push('<style>\n');
   for (let k = 0; k < d.styleRules; k++) {
-    push(`.c-${pick(WORDS)}-${k}{margin:${int(0, 24)}px ${int(0, 24)}px;padding:${int(0, 16)}px;color:#${int(0x100000, 0xffffff).toString(16)};font-size:${int(12, 22)}px}\n`);
+    push(
+      `.c-${pick(WORDS)}-${k}{margin:${int(0, 24)}px ${int(0, 24)}px;padding:${int(0, 16)}px;color:#${int(0x100000, 0xffffff).toString(16)};font-size:${int(12, 22)}px}\n`,
+    );
   }
   if (d.styleKb > 0) push(bulkStyle(d.styleKb * 1024, r));
   push('</style>\n<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}gtag("js",new Date());');
   push(`gtag("config","G-${int(100000, 999999)}",{"page_path":"${path}","anonymize_ip":true});</script>\n`);
-  push(`<script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"${pageTitle}","author":{"@type":"Person","name":"${title(2)}"},"datePublished":"2024-0${int(1, 9)}-1${int(0, 9)}"}</script>\n`);
+  push(
+    `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"${pageTitle}","author":{"@type":"Person","name":"${title(2)}"},"datePublished":"2024-0${int(1, 9)}-1${int(0, 9)}"}</script>\n`,
+  );
   push(`</head>\n<body class="page page-${i} ${dir.split('/')[1] || 'home'}">\n<div id="app" class="app-shell">\n`);
 
   // Header navigation: the same pages, spelled root-relative, on every page.
@@ -231,14 +264,22 @@ export function generatePage(shape: SiteShape, h: number, i: number): GeneratedP
     sameHost.push(k);
     push(`<li class="nav-item"><span class="nav-icon">${icon('nav')}</span>${a(pagePath(k), title(1), 'nav-link')}</li>\n`);
   }
-  push(`</ul></nav>\n<form class="col-auto search" action="/search" method="get" role="search"><label class="visually-hidden" for="q">Search</label>`);
-  push(`<input id="q" type="search" name="q" placeholder="Search"><button type="submit" class="btn btn-primary">${icon('search')}</button></form>\n`);
+  push(
+    `</ul></nav>\n<form class="col-auto search" action="/search" method="get" role="search"><label class="visually-hidden" for="q">Search</label>`,
+  );
+  push(
+    `<input id="q" type="search" name="q" placeholder="Search"><button type="submit" class="btn btn-primary">${icon('search')}</button></form>\n`,
+  );
   push(`</div></div></header>\n<main class="content"><div class="container"><div class="row">\n<article class="col-md-8 post">\n`);
 
   // Breadcrumb: home and the tree parent, relative.
   const parent = i === 0 ? 0 : Math.floor((i - 1) / TREE_FANOUT);
-  push(`<nav class="breadcrumb" aria-label="Breadcrumb"><ol><li>${a(relativeHref(dir, '/'), 'Home')}</li><li>${a(href(parent, 2), title(2))}</li><li aria-current="page"><span>${pageTitle}</span></li></ol></nav>\n`);
-  push(`<h1 class="post-title">${pageTitle}</h1>\n<div class="post-meta"><span class="author">${icon('user')}<span>${title(2)}</span></span><time datetime="2024-05-0${int(1, 9)}">May ${int(1, 28)}, 2024</time><span class="reading-time">${int(2, 15)} min read</span></div>\n`);
+  push(
+    `<nav class="breadcrumb" aria-label="Breadcrumb"><ol><li>${a(relativeHref(dir, '/'), 'Home')}</li><li>${a(href(parent, 2), title(2))}</li><li aria-current="page"><span>${pageTitle}</span></li></ol></nav>\n`,
+  );
+  push(
+    `<h1 class="post-title">${pageTitle}</h1>\n<div class="post-meta"><span class="author">${icon('user')}<span>${title(2)}</span></span><time datetime="2024-05-0${int(1, 9)}">May ${int(1, 28)}, 2024</time><span class="reading-time">${int(2, 15)} min read</span></div>\n`,
+  );
 
   // Body text: paragraphs with inline markup; the tree children and related pages are linked inline.
   const children = treeChildren(i, pages);
@@ -256,17 +297,25 @@ export function generatePage(shape: SiteShape, h: number, i: number): GeneratedP
     }
     push('</p></div></div>\n');
     if (k === 3) {
-      push(`<figure class="figure"><picture><source srcset="/static/img/p${i}-${k}.webp 1x, /static/img/p${i}-${k}@2x.webp 2x" type="image/webp">`);
-      push(`<img src="/static/img/p${i}-${k}.jpg" alt="${words(4)}" loading="lazy" width="800" height="450"></picture><figcaption>${words(8)}</figcaption></figure>\n`);
+      push(
+        `<figure class="figure"><picture><source srcset="/static/img/p${i}-${k}.webp 1x, /static/img/p${i}-${k}@2x.webp 2x" type="image/webp">`,
+      );
+      push(
+        `<img src="/static/img/p${i}-${k}.jpg" alt="${words(4)}" loading="lazy" width="800" height="450"></picture><figcaption>${words(8)}</figcaption></figure>\n`,
+      );
     }
   }
   while (inline.length > 0) push(`<p class="more">${a(href(inline.shift()!), `Read more: ${title(3)}`)}</p>\n`);
 
   // A specification table: many small cells, as product and documentation pages have.
   const rows = int(d.rows[0], d.rows[1]);
-  push(`<div class="table-responsive"><table class="table specs"><thead><tr><th scope="col">Name</th><th scope="col">Value</th><th scope="col">Unit</th><th scope="col">Notes</th></tr></thead><tbody>\n`);
+  push(
+    `<div class="table-responsive"><table class="table specs"><thead><tr><th scope="col">Name</th><th scope="col">Value</th><th scope="col">Unit</th><th scope="col">Notes</th></tr></thead><tbody>\n`,
+  );
   for (let k = 0; k < rows; k++) {
-    push(`<tr class="row-${k % 2 ? 'odd' : 'even'}"><td><span class="label">${title(1)}</span></td><td><code>${int(1, 9999)}</code></td><td><abbr title="${words(2)}">${pick(['mm', 'kg', 'ms', 'px'])}</abbr></td><td><span class="badge bg-${pick(['info', 'warning', 'success'])}">${words(1)}</span> ${words(int(2, 5))}</td></tr>\n`);
+    push(
+      `<tr class="row-${k % 2 ? 'odd' : 'even'}"><td><span class="label">${title(1)}</span></td><td><code>${int(1, 9999)}</code></td><td><abbr title="${words(2)}">${pick(['mm', 'kg', 'ms', 'px'])}</abbr></td><td><span class="badge bg-${pick(['info', 'warning', 'success'])}">${words(1)}</span> ${words(int(2, 5))}</td></tr>\n`,
+    );
   }
   push('</tbody></table></div>\n');
 
@@ -279,7 +328,9 @@ export function generatePage(shape: SiteShape, h: number, i: number): GeneratedP
     crossHost.push([other, t]);
     const o = shape.hosts[other]!;
     const link = k % 2 === 0 ? `${o.origin}${pagePath(t)}` : `//${o.authority}${pagePath(t)}`;
-    push(`<div class="col"><div class="card h-100"><img class="card-img-top" src="/static/img/card-${k}.jpg" alt=""><div class="card-body"><h3 class="card-title">${a(link, title(3))}</h3><p class="card-text">${words(int(10, 18))}</p></div><div class="card-footer"><small class="text-muted">${words(3)}</small></div></div></div>\n`);
+    push(
+      `<div class="col"><div class="card h-100"><img class="card-img-top" src="/static/img/card-${k}.jpg" alt=""><div class="card-body"><h3 class="card-title">${a(link, title(3))}</h3><p class="card-text">${words(int(10, 18))}</p></div><div class="card-footer"><small class="text-muted">${words(3)}</small></div></div></div>\n`,
+    );
   }
   push('</div></section>\n');
 
@@ -287,9 +338,15 @@ export function generatePage(shape: SiteShape, h: number, i: number): GeneratedP
   const comments = int(d.comments[0], d.comments[1]);
   push('<section id="comments" class="comments"><h2>Comments</h2><ul class="comment-list">\n');
   for (let k = 0; k < comments; k++) {
-    push(`<li class="comment"><div class="comment-body"><div class="comment-author"><img class="avatar" src="/static/img/avatar-${int(1, 40)}.png" alt="" width="32" height="32"><b class="fn">${title(2)}</b></div>`);
-    push(`<div class="comment-meta"><time>${int(1, 28)} days ago</time></div><div class="comment-content"><p>${words(int(12, 30))}</p></div>`);
-    push(`<div class="reply"><button class="btn btn-link" data-id="${i}-${k}">Reply</button><span class="likes">${icon('heart')}${int(0, 99)}</span></div></div></li>\n`);
+    push(
+      `<li class="comment"><div class="comment-body"><div class="comment-author"><img class="avatar" src="/static/img/avatar-${int(1, 40)}.png" alt="" width="32" height="32"><b class="fn">${title(2)}</b></div>`,
+    );
+    push(
+      `<div class="comment-meta"><time>${int(1, 28)} days ago</time></div><div class="comment-content"><p>${words(int(12, 30))}</p></div>`,
+    );
+    push(
+      `<div class="reply"><button class="btn btn-link" data-id="${i}-${k}">Reply</button><span class="likes">${icon('heart')}${int(0, 99)}</span></div></div></li>\n`,
+    );
   }
   push('</ul></section>\n</article>\n');
 
@@ -299,7 +356,10 @@ export function generatePage(shape: SiteShape, h: number, i: number): GeneratedP
   push(`<li>${a('javascript:void(0)', 'Open chat')}</li><li>${a(`mailto:sales@host${h}.example`, 'Email sales')}</li></ul></div>\n`);
   push('<div class="widget"><h2 class="widget-title">Around the web</h2><ul class="ext">\n');
   shape.external.forEach((origin, k) => {
-    const link = k === 1 ? `//${origin.slice('http://'.length)}/share?u=${encodeURIComponent(`${host.origin}${path}`)}` : `${origin}/${pick(WORDS)}.html`;
+    const link =
+      k === 1
+        ? `//${origin.slice('http://'.length)}/share?u=${encodeURIComponent(`${host.origin}${path}`)}`
+        : `${origin}/${pick(WORDS)}.html`;
     push(`<li>${a(link, title(2))}</li>\n`);
   });
   push('</ul></div>\n<div class="widget tags"><h2 class="widget-title">Tags</h2><div class="tag-cloud">');
@@ -317,13 +377,19 @@ export function generatePage(shape: SiteShape, h: number, i: number): GeneratedP
   if (d.footer) {
     push('<footer class="site-footer"><div class="container"><div class="row">\n<div class="col"><h2>Company</h2><ul>\n');
     for (const [k, t] of [1, 2, 3].entries()) if (t < pages) push(`<li>${a(href(t, k === 0 ? 4 : k === 1 ? 5 : 0), title(1))}</li>\n`);
-    push(`<li>${a(href(0, 4), 'Home')}</li>\n</ul></div>\n<div class="col"><h2>Contact</h2><ul><li>${a('tel:+15555550100', 'Call us')}</li><li>${a('#top', 'Back to top')}</li></ul>`);
+    push(
+      `<li>${a(href(0, 4), 'Home')}</li>\n</ul></div>\n<div class="col"><h2>Contact</h2><ul><li>${a('tel:+15555550100', 'Call us')}</li><li>${a('#top', 'Back to top')}</li></ul>`,
+    );
     push(`<div class="social">${['x', 'fb', 'in', 'yt'].map((s) => `<span class="social-${s}">${icon(s)}</span>`).join('')}</div></div>\n`);
     push(`</div><p class="copyright">&copy; 2024 Host ${h}. ${words(10)}</p></div></footer>\n`);
   }
   push('</div>\n');
-  push('<script src="/static/js/vendor.js" defer></script>\n<script>(function(){var d=document,e=d.documentElement;e.className=e.className.replace("no-js","js");');
-  push(`var b=d.querySelectorAll(".reply button");for(var i=0;i<b.length;i++){b[i].addEventListener("click",function(ev){ev.preventDefault();console.log("reply",this.dataset.id)})}})();</script>\n`);
+  push(
+    '<script src="/static/js/vendor.js" defer></script>\n<script>(function(){var d=document,e=d.documentElement;e.className=e.className.replace("no-js","js");',
+  );
+  push(
+    `var b=d.querySelectorAll(".reply button");for(var i=0;i<b.length;i++){b[i].addEventListener("click",function(ev){ev.preventDefault();console.log("reply",this.dataset.id)})}})();</script>\n`,
+  );
   if (d.scriptKb > 0) push(bulkScript(d.scriptKb * 1024, r));
   if (d.padToKb !== undefined) {
     // A trailing inline state, as single-page apps embed it: it takes the page to its size.

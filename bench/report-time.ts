@@ -45,12 +45,22 @@ async function build(dir: string, pages: number, hosts: number, links: number): 
     const nodeId = nodeIds[h % nodeIds.length]!;
     const nowMs = start + Math.floor((i / pages) * 3_600_000);
     if (random() < 0.02) {
-      const failure = random() < 0.5 ? new FetchFailure('HTTP_404', 'final', 'HTTP 404', { status: 404 }) : new FetchFailure('FETCH_TIMEOUT', 'transient', 'no answer within 30 s');
-      const record = buildErrsRecord(target, failure, undefined, { nodeId, nowMs, retryInMs: failure.kind === 'final' ? undefined : 60_000 });
+      const failure =
+        random() < 0.5
+          ? new FetchFailure('HTTP_404', 'final', 'HTTP 404', { status: 404 })
+          : new FetchFailure('FETCH_TIMEOUT', 'transient', 'no answer within 30 s');
+      const record = buildErrsRecord(target, failure, undefined, {
+        nodeId,
+        nowMs,
+        retryInMs: failure.kind === 'final' ? undefined : 60_000,
+      });
       await store.writeErrs(host, target.key, record);
       return;
     }
-    const outLinks = Array.from({ length: links }, () => `http://site${Math.floor(random() * hosts)}.example/p/${Math.floor(random() * perHost)}.html`);
+    const outLinks = Array.from(
+      { length: links },
+      () => `http://site${Math.floor(random() * hosts)}.example/p/${Math.floor(random() * perHost)}.html`,
+    );
     const response = {
       url,
       status: 200,

@@ -164,7 +164,8 @@ export function formatTable(r: ScenarioResult): string {
   });
   const lines = [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
   const targets = r.targets.map(
-    (t) => `- ${t.target}: ${t.measured === null ? 'not measured' : t.measured} (target ${t.limit}): ${t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met'}`,
+    (t) =>
+      `- ${t.target}: ${t.measured === null ? 'not measured' : t.measured} (target ${t.limit}): ${t.met === null ? 'n/a' : t.met ? 'met' : 'NOT met'}`,
   );
   const s = r.site;
   return [

@@ -119,7 +119,10 @@ log(
     `${(site.stats.avgBytes / 1024).toFixed(1)} KiB, ${site.stats.avgElements} elements, ${site.stats.avgAnchors} links per page`,
 );
 // Stopped (Ctrl-C, kill): the crawler being measured and its work directory go with the bench.
-for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15]] as const) {
+for (const [signal, number] of [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+] as const) {
   process.once(signal, () => {
     log(`${signal}: stopping the process under measure${o.keep ? '' : ` and removing ${workRoot}`}`);
     stopMeasured();
@@ -270,6 +273,9 @@ async function runPeer(p: PeerName, scenario: string): Promise<PeerResult> {
   // thousands of files just before the next peer runs made that peer's file creation slower
   // on some disks (an ext4 without a journal skips recently freed inodes one by one:
   // docs/benchmarks-log.md, "What a new file costs on this machine's disk"), and it is the same for every peer now.
-  if (profileDir !== undefined) process.stdout.write(`CPU profile of mountcrawl, ${scenario} (${profileDir}):\n${formatProfile(await summarizeProfiles(profileDir))}\n\n`);
+  if (profileDir !== undefined)
+    process.stdout.write(
+      `CPU profile of mountcrawl, ${scenario} (${profileDir}):\n${formatProfile(await summarizeProfiles(profileDir))}\n\n`,
+    );
   return row;
 }

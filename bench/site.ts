@@ -115,10 +115,14 @@ export class BenchSite {
       }
       for (const octet of EXTERNAL_OCTETS) {
         const address = `127.0.0.${octet}`;
-        const port = await site.#listen(address, (_req, res) => {
-          site.#external.requests++;
-          res.writeHead(404).end();
-        }, true);
+        const port = await site.#listen(
+          address,
+          (_req, res) => {
+            site.#external.requests++;
+            res.writeHead(404).end();
+          },
+          true,
+        );
         site.externals.push(`http://${address}:${port}`);
       }
     } catch (err) {
@@ -130,11 +134,7 @@ export class BenchSite {
     return site;
   }
 
-  async #listen(
-    address: string,
-    handler: (req: IncomingMessage, res: ServerResponse) => void,
-    external = false,
-  ): Promise<number> {
+  async #listen(address: string, handler: (req: IncomingMessage, res: ServerResponse) => void, external = false): Promise<number> {
     const server = createServer({ keepAliveTimeout: 30_000, noDelay: true }, handler);
     server.on('connection', (s: Socket) => {
       if (external) this.#external.connections++;

@@ -29,9 +29,13 @@ const site = await LoopbackSite.start({
       return void res.end();
     }
     if (big === undefined) {
-      const parts = ['<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'];
+      const parts = [
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">',
+      ];
       for (let i = 0; i < entries; i++) {
-        parts.push(`<url><loc>${host.origin}/x/${i}</loc><lastmod>2026-01-01</lastmod><image:image><image:caption>${'c'.repeat(pad)}</image:caption></image:image></url>`);
+        parts.push(
+          `<url><loc>${host.origin}/x/${i}</loc><lastmod>2026-01-01</lastmod><image:image><image:caption>${'c'.repeat(pad)}</image:caption></image:image></url>`,
+        );
       }
       parts.push('</urlset>');
       big = Buffer.from(parts.join(''));
@@ -42,7 +46,21 @@ const site = await LoopbackSite.start({
 });
 const data = await mkdtemp(join(tmpdir(), 'mountcrawl-bench-sitemap-'));
 try {
-  const args = ['-v', process.execPath, BIN, 'crawl', '--sitemap', site.url(0, '/big.xml'), '--data', data, '--exclude', '/x/', '--no-progress', '--delay', '0'];
+  const args = [
+    '-v',
+    process.execPath,
+    BIN,
+    'crawl',
+    '--sitemap',
+    site.url(0, '/big.xml'),
+    '--data',
+    data,
+    '--exclude',
+    '/x/',
+    '--no-progress',
+    '--delay',
+    '0',
+  ];
   const child = spawn('/usr/bin/time', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));

@@ -85,7 +85,9 @@ async function crawlPair(site: BenchSite, where: Row['where'], dirs: readonly [s
     exitCodes,
     machineCpuSeconds: round(machineBusySeconds() - machineBefore, 1),
   };
-  log(`${where}: ${c.pagesFetched}/${c.pages} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${row.duplicateFetches} duplicate fetches, machine CPU ${row.machineCpuSeconds} s`);
+  log(
+    `${where}: ${c.pagesFetched}/${c.pages} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${row.duplicateFetches} duplicate fetches, machine CPU ${row.machineCpuSeconds} s`,
+  );
   return row;
 }
 
@@ -108,7 +110,10 @@ try {
     [
       `| where | wall s | pages/s | coverage | dup. fetches | max in flight/host | exit codes | machine CPU s |`,
       `| --- | --- | --- | --- | --- | --- | --- | --- |`,
-      ...[sshfs, onDisk].map((r) => `| ${r.where} | ${r.wallSeconds} | ${r.pagesPerSecond} | ${r.coverage} | ${r.duplicateFetches} | ${r.maxInFlightPerHost} | ${r.exitCodes.join(', ')} | ${r.machineCpuSeconds} |`),
+      ...[sshfs, onDisk].map(
+        (r) =>
+          `| ${r.where} | ${r.wallSeconds} | ${r.pagesPerSecond} | ${r.coverage} | ${r.duplicateFetches} | ${r.maxInFlightPerHost} | ${r.exitCodes.join(', ')} | ${r.machineCpuSeconds} |`,
+      ),
       '',
       `- sshfs pages/s vs local: ${ratio} (target >= ${TARGET}, with coverage 1 and no duplicates): ${met ? 'met' : 'NOT met'}`,
       '',
@@ -117,7 +122,10 @@ try {
   await mkdir(o.results!, { recursive: true });
   const file = join(o.results!, `${new Date().toISOString().replace(/[:]/g, '').replace(/\..*$/, 'Z')}-sshfs.json`);
   const command = `node dist/bench/sshfs.js --hosts ${hosts} --pages ${pagesPerHost} --latency ${latencyMs} --per-host ${perHost} --concurrency ${concurrency}`;
-  await writeFile(file, `${JSON.stringify({ command, site: { hosts, pagesPerHost, latencyMs }, rows: [sshfs, onDisk], ratio, met }, null, 1)}\n`);
+  await writeFile(
+    file,
+    `${JSON.stringify({ command, site: { hosts, pagesPerHost, latencyMs }, rows: [sshfs, onDisk], ratio, met }, null, 1)}\n`,
+  );
   log(`wrote ${file}`);
 } finally {
   await site.close();

@@ -19,7 +19,9 @@ export const TOOLS: Record<Tool['name'], Tool> = {
 };
 
 /** What was found: a version string (and for Scrapy the Python that has it), or why not. */
-export type Found = { readonly ok: true; readonly version: string; readonly python?: string } | { readonly ok: false; readonly why: string };
+export type Found =
+  | { readonly ok: true; readonly version: string; readonly python?: string }
+  | { readonly ok: false; readonly why: string };
 
 /** Pythons tried for Scrapy, Debian's first (python3-scrapy installs there, not into a pyenv). */
 export const PYTHONS = ['/usr/bin/python3', 'python3'];

@@ -39,7 +39,22 @@ try {
     for (const mode of ['plain', 'warc'] as const) {
       site.reset();
       const data = join(work, `${mode}-${round}`);
-      const args = [MOUNTCRAWL_BIN, 'crawl', ...site.seeds(), '--data', data, '--processes', String(processes), '--per-host', '8', '--delay', '0', '--concurrency', '32', '--no-progress'];
+      const args = [
+        MOUNTCRAWL_BIN,
+        'crawl',
+        ...site.seeds(),
+        '--data',
+        data,
+        '--processes',
+        String(processes),
+        '--per-host',
+        '8',
+        '--delay',
+        '0',
+        '--concurrency',
+        '32',
+        '--no-progress',
+      ];
       if (mode === 'warc') args.push('--warc');
       const m = await measure(process.execPath, args, {
         env: { ...process.env, MOUNTCRAWL_DATA: '' },
@@ -51,13 +66,17 @@ try {
       const pages = site.counts().pagesFetched;
       const r = { rate: pages / m.wallSeconds, cpuMs: (m.cpuSeconds * 1000) / pages };
       results[mode].push(r);
-      console.log(`${mode.padEnd(5)} round ${round}: ${pages} pages, ${m.wallSeconds.toFixed(1)} s, ${r.rate.toFixed(0)} pages/s, CPU ${r.cpuMs.toFixed(2)} ms/page (${m.cpuSource}), peak RSS ${m.maxRssMb} MiB`);
+      console.log(
+        `${mode.padEnd(5)} round ${round}: ${pages} pages, ${m.wallSeconds.toFixed(1)} s, ${r.rate.toFixed(0)} pages/s, CPU ${r.cpuMs.toFixed(2)} ms/page (${m.cpuSource}), peak RSS ${m.maxRssMb} MiB`,
+      );
       await rm(data, { recursive: true, force: true });
     }
   }
   for (const mode of ['plain', 'warc'] as const) {
     const rs = results[mode];
-    console.log(`${mode.padEnd(5)} median: ${median(rs.map((r) => r.rate)).toFixed(0)} pages/s, CPU ${median(rs.map((r) => r.cpuMs)).toFixed(2)} ms/page`);
+    console.log(
+      `${mode.padEnd(5)} median: ${median(rs.map((r) => r.rate)).toFixed(0)} pages/s, CPU ${median(rs.map((r) => r.cpuMs)).toFixed(2)} ms/page`,
+    );
   }
 } finally {
   await site.close();

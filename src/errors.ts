@@ -27,12 +27,7 @@ export class FetchFailure extends MountcrawlError {
   readonly status: number | undefined;
   /** Milliseconds the server asked us to wait (Retry-After), when it did. */
   readonly retryAfterMs: number | undefined;
-  constructor(
-    code: string,
-    kind: FailureKind,
-    message: string,
-    extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
-  ) {
+  constructor(code: string, kind: FailureKind, message: string, extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
     // A fetch failure is data (it goes into an errs record), made thousands of times in a
     // crawl: no stack trace to capture.
     const limit = Error.stackTraceLimit;

@@ -70,13 +70,25 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
   }
   hooks.onProgress?.(node);
   await hooks.onEnd?.(node);
-  await recordRunEnd(layout, config, result, { queued: node.stats.queued, leftOnDisk: node.stats.cut.frontierFull, ...(node.stats.queuedByHost ? { byHost: node.stats.queuedByHost } : {}) }, node.endedAs);
+  await recordRunEnd(
+    layout,
+    config,
+    result,
+    {
+      queued: node.stats.queued,
+      leftOnDisk: node.stats.cut.frontierFull,
+      ...(node.stats.queuedByHost ? { byHost: node.stats.queuedByHost } : {}),
+    },
+    node.endedAs,
+  );
   // A supervised child leaves the data directory's totals (and the verdict on them) to its supervisor.
   const held = hooks.onProgress === undefined ? await holdingsOf(layout, config.maxAttempts, node.heldErrs) : undefined;
   if (held !== undefined) result = judgeOutcome(result, held);
   const seconds = (systemClock.monotonic() - started) / 1000;
   if (config.json) {
-    process.stderr.write(`${JSON.stringify({ level: 'info', node: config.nodeId, msg: 'summary', ...summaryOf(node.stats, seconds, result.reason), ...(held ? { dataDirectory: { pages: held.pages, errors: held.errors } } : {}) })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level: 'info', node: config.nodeId, msg: 'summary', ...summaryOf(node.stats, seconds, result.reason), ...(held ? { dataDirectory: { pages: held.pages, errors: held.errors } } : {}) })}\n`,
+    );
   } else {
     process.stderr.write(`${formatSummary(node.stats, seconds, result.reason)}\n`);
     if (held !== undefined) process.stderr.write(`${holdingsLine(held)}\n`);

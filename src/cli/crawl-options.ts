@@ -1,15 +1,7 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { DEFAULTS, type CrawlConfig, type Partition, type Scope } from '../config/crawl-config.js';
-import {
-  defaultNodeId,
-  parseChoice,
-  parseNodeId,
-  parseRegex,
-  parseSeconds,
-  parseSize,
-  parseWhole,
-} from '../config/parse-values.js';
+import { defaultNodeId, parseChoice, parseNodeId, parseRegex, parseSeconds, parseSize, parseWhole } from '../config/parse-values.js';
 import { ExitCode, FatalError } from '../errors.js';
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_SESSION_PARAMS } from '../url/normalize.js';
 import { readSeedsFile, seedOrFail } from './seeds-file.js';
@@ -36,7 +28,7 @@ export function addCrawlOptions(cmd: Command): Command {
   dataDirOption(cmd);
   return cmd
     .option('--seeds-file <file>', 'file with one seed URL per line (# starts a comment; bad lines are reported and skipped)')
-    .option('--scope <scope>', 'follow links within: host (the seeds\' hosts), domain, any', d.scope)
+    .option('--scope <scope>', "follow links within: host (the seeds' hosts), domain, any", d.scope)
     .option('--include <regex>', 'only crawl URLs matching this (repeatable)', collect)
     .option('--exclude <regex>', 'never crawl URLs matching this (repeatable)', collect)
     .option('--max-depth <n>', 'links followed from a seed', String(d.maxDepth))
@@ -55,10 +47,14 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--retry-delay <seconds>', 'wait after the first transient failure (doubles each time)', String(d.retryBaseMs / 1000))
     .option('--max-retry-delay <seconds>', 'longest wait between attempts', String(d.retryMaxMs / 1000))
     .option('--user-agent <string>', 'User-Agent header (also matched against robots.txt)', d.userAgent)
-    .option('--node-id <id>', 'this node\'s id (default: host name and pid)')
-    .option('--hook <file>', 'an ES module of middleware: filter, beforeFetch, afterFetch, onPage, priority (repeatable, run in order; docs/hooks.md)', collect)
+    .option('--node-id <id>', "this node's id (default: host name and pid)")
+    .option(
+      '--hook <file>',
+      'an ES module of middleware: filter, beforeFetch, afterFetch, onPage, priority (repeatable, run in order; docs/hooks.md)',
+      collect,
+    )
     .option('--hook-timeout <seconds>', 'longest wait for one --hook call before its fallback', String(d.hookTimeoutMs / 1000))
-    .option('--session-params <names>', 'comma-separated parameters stripped from URLs (\'\' for none)', DEFAULT_SESSION_PARAMS.join(','))
+    .option('--session-params <names>', "comma-separated parameters stripped from URLs ('' for none)", DEFAULT_SESSION_PARAMS.join(','))
     .option('--max-url-length <n>', 'longer URLs are dropped', String(DEFAULT_MAX_URL_LENGTH))
     .option('--frontier-cap <n>', 'URLs held in memory; more wait on disk', String(d.frontierCap))
     .option('--ignore-robots', 'do not fetch or obey robots.txt')
@@ -75,7 +71,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--warc-max-size <size>', 'start a new WARC file before one passes this size', '1GiB')
     .option('--watch', 'keep polling for new seeds and links instead of exiting when done')
     .option('--partition <by>', 'share work out by host (politeness per cluster) or url', d.partition)
-    .option('--no-handoff', 'find links to this node\'s hosts by reading every links record, not from hand-off files')
+    .option('--no-handoff', "find links to this node's hosts by reading every links record, not from hand-off files")
     .option('--no-lend', 'never lend hosts waiting for a request slot to a node with fewer waiting or slots to spare')
     .option('--processes <n>', 'start N nodes on this machine under one supervisor (auto: one per two cores)', '1')
     .option('--heartbeat <ms>', 'how often a node rewrites its heartbeat', String(d.heartbeatMs))
@@ -123,7 +119,11 @@ export function buildCrawlConfig(
   const heartbeatMs = parseWhole('--heartbeat', str('heartbeat'), 50);
   const deadAfterMs = parseWhole('--dead-after', str('deadAfter'), 1);
   if (deadAfterMs < 3 * heartbeatMs) {
-    throw new FatalError('BAD_OPTION', `--dead-after (${deadAfterMs} ms) must be at least 3 times --heartbeat (${heartbeatMs} ms)`, ExitCode.USAGE);
+    throw new FatalError(
+      'BAD_OPTION',
+      `--dead-after (${deadAfterMs} ms) must be at least 3 times --heartbeat (${heartbeatMs} ms)`,
+      ExitCode.USAGE,
+    );
   }
   const config: CrawlConfig = {
     dataDir: resolveDataDir(o.data as string | undefined, env),

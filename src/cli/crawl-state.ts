@@ -38,7 +38,9 @@ export function describeCrawlState(input: {
   const { nodes, run, retries } = input;
   const ends = input.ends ?? [];
   const retryText =
-    retries.pending === 0 ? '' : `, ${retries.pending} ${retries.pending === 1 ? 'retry' : 'retries'} pending${retries.nextAt ? ` (next due ${retries.nextAt})` : ''}`;
+    retries.pending === 0
+      ? ''
+      : `, ${retries.pending} ${retries.pending === 1 ? 'retry' : 'retries'} pending${retries.nextAt ? ` (next due ${retries.nextAt})` : ''}`;
   const base = { retriesPending: retries.pending, nextRetryAt: retries.nextAt };
   const live = nodes.filter((n) => n.alive === true || (n.alive === null && (n.state === undefined || WORKING.has(n.state)))).length;
   const alive = nodes.filter((n) => n.alive !== false).length;
@@ -58,7 +60,13 @@ export function describeCrawlState(input: {
     const last = stopped.reduce((a, e) => (e.at > a.at ? e : a));
     const when = `${last.reason ?? 'stopped'} at ${last.at}${stopped.length > 1 ? `, ${stopped.length} nodes` : ''}`;
     if (queued === 0 && onDisk === 0 && stopped.every((e) => e.idle === true)) {
-      return { ...base, state: 'stopped', queued, leftOnDisk: onDisk, line: `stopped with nothing left to fetch (${when}): every node was idle${retryText}` };
+      return {
+        ...base,
+        state: 'stopped',
+        queued,
+        leftOnDisk: onDisk,
+        line: `stopped with nothing left to fetch (${when}): every node was idle${retryText}`,
+      };
     }
     const work = `${queued} URLs known and not fetched${onDisk > 0 ? ` (and ${onDisk} more left on disk)` : ''}${retryText}`;
     return {
@@ -70,9 +78,14 @@ export function describeCrawlState(input: {
     };
   }
   if (run?.state === 'running') {
-    return { ...base, state: 'interrupted', line: `interrupted: a node ended without finishing (killed?)${retryText}; rerun the crawl to resume` };
+    return {
+      ...base,
+      state: 'interrupted',
+      line: `interrupted: a node ended without finishing (killed?)${retryText}; rerun the crawl to resume`,
+    };
   }
-  if (input.pages === 0 && input.seeds === 0 && retries.pending === 0) return { ...base, state: 'empty', line: 'empty: nothing crawled yet' };
+  if (input.pages === 0 && input.seeds === 0 && retries.pending === 0)
+    return { ...base, state: 'empty', line: 'empty: nothing crawled yet' };
   return { ...base, state: 'unknown', line: `unknown (no run recorded how it ended)${retryText}` };
 }
 

@@ -18,7 +18,10 @@ export async function normalizationOf(dataDir: string | undefined): Promise<Norm
 }
 
 /** Normalizes a URL the way the crawler does, or throws BAD_URL. */
-export function normalizeOrFail(raw: string, options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS): { url: string; hostDir: string; key: string } {
+export function normalizeOrFail(
+  raw: string,
+  options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS,
+): { url: string; hostDir: string; key: string } {
   const r = normalizeUrl(raw, undefined, options);
   // The words `crawl` gives for a seed that cannot be crawled, hint included.
   if (!r.ok) throw badUrlError(raw, whyNotASeed(raw, r.reason, options.maxUrlLength));

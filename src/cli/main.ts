@@ -71,7 +71,11 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
         }
       });
     };
-    result.code = await runCrawl(supervised ? { ...config, startPeers: siblings - 1 } : config, supervised ? { onProgress, onEnd } : {}, userHooks);
+    result.code = await runCrawl(
+      supervised ? { ...config, startPeers: siblings - 1 } : config,
+      supervised ? { onProgress, onEnd } : {},
+      userHooks,
+    );
   });
 
   program
@@ -121,10 +125,18 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
   )
     .option('--jsonl', 'one JSON object per line (the only format, and the default)')
     .option('--errors', 'also the errs records of URLs that failed')
-    .option('--host <dir>', 'only this host directory, e.g. example.com or 127.0.0.1_8080 (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      '--host <dir>',
+      'only this host directory, e.g. example.com or 127.0.0.1_8080 (repeatable)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .action(async (opts: { data?: string; errors?: boolean; host?: string[] }) => {
       const { exportCommand, streamSink } = await import('./export-command.js');
-      result.code = await exportCommand(resolveDataDir(opts.data, process.env), { errors: opts.errors === true, hosts: opts.host ?? [] }, streamSink(process.stdout));
+      result.code = await exportCommand(
+        resolveDataDir(opts.data, process.env),
+        { errors: opts.errors === true, hosts: opts.host ?? [] },
+        streamSink(process.stdout),
+      );
     });
 
   dataDirOption(program.command('report').description('write one self-contained HTML report of a data directory (or --json)'))
@@ -215,6 +227,10 @@ function progressToSupervisor(nodeId: string): (node: CrawlNode) => void {
   const changed = onlyWhenChanged();
   return (node) => {
     const hosts = changed(node.ownedHosts());
-    process.send!({ type: 'progress', snapshot: snapshotOf(nodeId, node.stats), ...(hosts === undefined ? {} : { hosts }) } satisfies ChildMessage);
+    process.send!({
+      type: 'progress',
+      snapshot: snapshotOf(nodeId, node.stats),
+      ...(hosts === undefined ? {} : { hosts }),
+    } satisfies ChildMessage);
   };
 }

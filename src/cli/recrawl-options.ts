@@ -5,7 +5,11 @@ import type { RecrawlPolicy } from '../recrawl/recrawl-policy.js';
 function duration(flag: string, raw: unknown): number {
   const ms = typeof raw === 'string' ? parseDurationMs(raw) : undefined;
   if (ms === undefined) {
-    throw new FatalError('BAD_OPTION', `${flag} must be a duration such as 0s, 90m, 12h or 7d (got ${JSON.stringify(raw)})`, ExitCode.USAGE);
+    throw new FatalError(
+      'BAD_OPTION',
+      `${flag} must be a duration such as 0s, 90m, 12h or 7d (got ${JSON.stringify(raw)})`,
+      ExitCode.USAGE,
+    );
   }
   return ms;
 }
@@ -27,13 +31,15 @@ export function buildRecrawlPolicy(o: Record<string, unknown>): RecrawlPolicy | 
   }
   const others = ['recrawlAdaptive', 'recrawlMin', 'recrawlMax'].filter((k) => o[k] !== undefined);
   if (o.recrawlAfter === undefined) {
-    if (others.length > 0) throw new FatalError('BAD_OPTION', '--recrawl-adaptive, --recrawl-min and --recrawl-max need --recrawl-after', ExitCode.USAGE);
+    if (others.length > 0)
+      throw new FatalError('BAD_OPTION', '--recrawl-adaptive, --recrawl-min and --recrawl-max need --recrawl-after', ExitCode.USAGE);
     return undefined;
   }
   const afterMs = duration('--recrawl-after', o.recrawlAfter);
   const minMs = o.recrawlMin === undefined ? Math.floor(afterMs / 4) : duration('--recrawl-min', o.recrawlMin);
   const maxMs = o.recrawlMax === undefined ? afterMs * 8 : duration('--recrawl-max', o.recrawlMax);
-  if (minMs > maxMs) throw new FatalError('BAD_OPTION', `--recrawl-min (${minMs} ms) is longer than --recrawl-max (${maxMs} ms)`, ExitCode.USAGE);
+  if (minMs > maxMs)
+    throw new FatalError('BAD_OPTION', `--recrawl-min (${minMs} ms) is longer than --recrawl-max (${maxMs} ms)`, ExitCode.USAGE);
   const adaptive = o.recrawlAdaptive === true;
   if (o.watch === true) {
     // Without --recrawl-adaptive every interval is --recrawl-after; with it, as short as --recrawl-min.

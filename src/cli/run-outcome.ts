@@ -83,6 +83,10 @@ export async function recordRunEnd(
  * Errs records are final or not under the run's `maxAttempts`. `known`: the errs records of
  * hosts the node held to the end (CrawlNode.heldErrs), not read again.
  */
-export async function holdingsOf(layout: Layout, maxAttempts: number, known?: ReadonlyMap<string, HostErrs>): Promise<Holdings | undefined> {
+export async function holdingsOf(
+  layout: Layout,
+  maxAttempts: number,
+  known?: ReadonlyMap<string, HostErrs>,
+): Promise<Holdings | undefined> {
   return readHoldings(layout, maxAttempts, known).catch(() => undefined);
 }

@@ -9,7 +9,11 @@ export async function seedCommand(urls: readonly string[], dataDir: string, out:
   const options = await normalizationOf(dataDir);
   const normalized = urls.map((u) => normalizeOrFail(u, options));
   const { layout } = await openDataDir(dataDir, defaultNodeId(hostname(), process.pid));
-  await writeSeeds(layout, normalized.map((n) => n.url), defaultNodeId(hostname(), process.pid));
+  await writeSeeds(
+    layout,
+    normalized.map((n) => n.url),
+    defaultNodeId(hostname(), process.pid),
+  );
   for (const n of normalized) out(`${n.key}\t${n.url}`);
   return 0;
 }

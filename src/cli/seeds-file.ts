@@ -53,7 +53,11 @@ export function seedOrFail(raw: string, normalize: NormalizeOptions & { maxUrlLe
  * with the file name and line number and skipped, and the crawl goes on with the others.
  * Throws BAD_SEEDS_FILE when the file cannot be read, or when it has lines and none is good.
  */
-export function readSeedsFile(path: string, normalize: NormalizeOptions & { maxUrlLength: number }, warn: (line: string) => void): string[] {
+export function readSeedsFile(
+  path: string,
+  normalize: NormalizeOptions & { maxUrlLength: number },
+  warn: (line: string) => void,
+): string[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

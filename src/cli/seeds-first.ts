@@ -15,7 +15,12 @@ export async function refuseWithoutSeeds(config: CrawlConfig): Promise<void> {
   if (config.seedUrls.length > 0) {
     const filter = new ScopeFilter(config.scope, config.include, config.exclude);
     if (!config.seedUrls.some((url) => filter.accepts(url))) {
-      const which = config.include.length > 0 && config.exclude.length > 0 ? '--include / --exclude' : config.include.length > 0 ? '--include' : '--exclude';
+      const which =
+        config.include.length > 0 && config.exclude.length > 0
+          ? '--include / --exclude'
+          : config.include.length > 0
+            ? '--include'
+            : '--exclude';
       const n = config.seedUrls.length;
       throw new FatalError(
         'SEEDS_FILTERED',

@@ -61,7 +61,10 @@ export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?
     const second = new Map((await readNodes(layout)).map((n) => [n.id, n]));
     nodes = first.map((n) => {
       const later = second.get(n.id);
-      return { ...(later ?? n), alive: later !== undefined && later.counter !== n.counter && later.state !== 'done' && !isDeadLocalProcess(later) };
+      return {
+        ...(later ?? n),
+        alive: later !== undefined && later.counter !== n.counter && later.state !== 'done' && !isDeadLocalProcess(later),
+      };
     });
   } else {
     nodes = first.map((n) => ({ ...n, alive: isDeadLocalProcess(n) || n.state === 'done' ? false : null }));

@@ -69,11 +69,14 @@ export function idleNodesLines(idle: readonly IdleNode[], all: { nodes: number; 
   const ownedSome = idle.filter((s) => s.hostsOwnedMost !== 0);
   if (ownedSome.length > 0) {
     if (idle.length === all.nodes && all.pages > 0) {
-      lines.push(`nothing left to fetch: the crawl was already complete (${all.pages} pages in the data directory); no node fetched anything`);
+      lines.push(
+        `nothing left to fetch: the crawl was already complete (${all.pages} pages in the data directory); no node fetched anything`,
+      );
       return lines;
     }
     const known = ownedSome.filter((s) => s.hostsOwnedMost !== undefined);
-    if (known.length > 0) lines.push(`${names(known)} fetched nothing: nothing left to fetch on the hosts ${known.length === 1 ? 'it' : 'they'} owned`);
+    if (known.length > 0)
+      lines.push(`${names(known)} fetched nothing: nothing left to fetch on the hosts ${known.length === 1 ? 'it' : 'they'} owned`);
     const unknown = ownedSome.filter((s) => s.hostsOwnedMost === undefined);
     if (unknown.length > 0) lines.push(`${names(unknown)} fetched nothing`);
   }
@@ -107,7 +110,14 @@ function knownErrs(reports: readonly HeldErrsMessage[]): Map<string, HostErrs> {
 const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
 
 /** Exit codes after which a child is not started again: it finished, or cannot do better. */
-const FINAL_CODES = new Set<number>([ExitCode.OK, ExitCode.USAGE, ExitCode.DATA_DIR, ExitCode.MOUNT, ExitCode.NOTHING_FETCHED, ExitCode.DATA_DIR_NOT_WRITABLE]);
+const FINAL_CODES = new Set<number>([
+  ExitCode.OK,
+  ExitCode.USAGE,
+  ExitCode.DATA_DIR,
+  ExitCode.MOUNT,
+  ExitCode.NOTHING_FETCHED,
+  ExitCode.DATA_DIR_NOT_WRITABLE,
+]);
 const MAX_BACKOFF_MS = 30_000;
 /** A child that crashes this many times in a row is given up on. */
 const MAX_CRASHES = 5;
@@ -242,7 +252,9 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
       if (crashed && slot.crashes < MAX_CRASHES) {
         slot.crashes++;
         const wait = backoffMs(slot.crashes, 500, MAX_BACKOFF_MS);
-        logger.warn(`node ${slot.index + 1} (pid ${child.pid}) ${signal ? `killed by ${signal}` : `exited with ${code}`}; restarting in ${wait} ms`);
+        logger.warn(
+          `node ${slot.index + 1} (pid ${child.pid}) ${signal ? `killed by ${signal}` : `exited with ${code}`}; restarting in ${wait} ms`,
+        );
         slot.exitCode = code ?? ExitCode.INTERNAL;
         slot.restartTimer = setTimeout(() => start(slot), wait);
         return;
@@ -288,7 +300,10 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
 
-  const total = totalOf('total', slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined));
+  const total = totalOf(
+    'total',
+    slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined),
+  );
   const seconds = Math.round((systemClock.monotonic() - started) / 100) / 10;
   const codes = slots.map((s) => s.exitCode ?? ExitCode.INTERNAL);
   // Totals of the data directory count each host and each failed URL once, however many

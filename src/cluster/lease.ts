@@ -115,7 +115,9 @@ export class Leases {
       if (created && current === undefined) continue; // removed in between: try again
       if (current === undefined) continue;
       const stale =
-        current.node === this.#nodeId || (current.pid !== undefined && isDeadLocalProcess(current as Required<LeaseRecord>)) || !this.#isAlive(current.node);
+        current.node === this.#nodeId ||
+        (current.pid !== undefined && isDeadLocalProcess(current as Required<LeaseRecord>)) ||
+        !this.#isAlive(current.node);
       if (!stale) return { ok: false, holder: current.node };
       // Only one node may take over a given stale lease: the one that creates its takeover
       // claim. Others (whose view of who is alive briefly differs) try again later, so none

@@ -123,7 +123,9 @@ export class Ownership {
    * Peers' lends, from the records just read (one call per observation of the nodes
    * directory). Returns true when the owner of some host may have changed.
    */
-  setPeerLends(records: Iterable<{ readonly id: string; readonly counter: number; readonly lent?: Readonly<Record<string, string>> }>): boolean {
+  setPeerLends(
+    records: Iterable<{ readonly id: string; readonly counter: number; readonly lent?: Readonly<Record<string, string>> }>,
+  ): boolean {
     let changed = false;
     const seen = new Set<string>();
     for (const r of records) {

@@ -76,7 +76,12 @@ export class Committer {
     const key = c.target.key;
     const htmlPath = c.body === null ? null : this.#d.layout.relativeHtml(host.dir, key);
     const filePath = c.file === undefined ? undefined : this.#d.layout.relativeFile(host.dir, key, c.file.ext);
-    let record = buildLinksRecord(c, { nodeId: this.#d.config.nodeId, nowMs: this.#d.clock.now(), htmlPath, ...(filePath !== undefined ? { filePath } : {}) });
+    let record = buildLinksRecord(c, {
+      nodeId: this.#d.config.nodeId,
+      nowMs: this.#d.clock.now(),
+      htmlPath,
+      ...(filePath !== undefined ? { filePath } : {}),
+    });
     let body = c.body;
     const recrawler = this.#d.recrawler;
     if (recrawler !== undefined) {

@@ -86,6 +86,10 @@ export function parseNodeId(flag: string, raw: string): string {
 
 /** The default node id: host name and pid, made safe for a file name. */
 export function defaultNodeId(hostname: string, pid: number): string {
-  const host = hostname.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^\.+/, '').slice(0, 48) || 'node';
+  const host =
+    hostname
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .replace(/^\.+/, '')
+      .slice(0, 48) || 'node';
   return `${host}-${pid}`;
 }

@@ -73,7 +73,11 @@ export class CrawlNode {
     this.#log = deps.logger;
     this.stats = deps.stats ?? new CrawlStats(() => deps.clock.monotonic());
     this.#warc = config.warc ? WarcCapture.forNode(config, deps.clock, deps.logger) : undefined;
-    this.#fetcher = new Fetcher(config, { clock: deps.clock, capture: this.#warc, ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}) });
+    this.#fetcher = new Fetcher(config, {
+      clock: deps.clock,
+      capture: this.#warc,
+      ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+    });
     this.#scope = new ScopeFilter(config.scope, config.include, config.exclude);
     this.#ownership = new Ownership(config.nodeId, config.partition);
     this.#hooks = deps.hooks;
@@ -129,7 +133,14 @@ export class CrawlNode {
     for (;;) {
       if (this.#stopping) return this.#stopping;
       try {
-        await joinCrawl(p, { config: this.#config, clock: this.#clock, log: this.#log, ownership: this.#ownership, heartbeat: this.#heartbeat!, rounds: this.#rounds! });
+        await joinCrawl(p, {
+          config: this.#config,
+          clock: this.#clock,
+          log: this.#log,
+          ownership: this.#ownership,
+          heartbeat: this.#heartbeat!,
+          rounds: this.#rounds!,
+        });
         return undefined;
       } catch (err) {
         if (err instanceof FatalError || p.guard.classify(err) === undefined) throw err;
@@ -312,5 +323,4 @@ export class CrawlNode {
   get heldErrs(): ReadonlyMap<string, HostErrs> | undefined {
     return this.#heldErrs;
   }
-
 }

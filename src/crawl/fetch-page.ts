@@ -44,7 +44,13 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
   const asTarget = (url: string): Target =>
     url === start.url
       ? start
-      : { url, key: urlKey(url), hostDir: start.hostDir, depth: start.depth, ...(start.referrer === undefined ? {} : { referrer: start.referrer }) };
+      : {
+          url,
+          key: urlKey(url),
+          hostDir: start.hostDir,
+          depth: start.depth,
+          ...(start.referrer === undefined ? {} : { referrer: start.referrer }),
+        };
   const middleware = ctx.middleware ?? new MiddlewareChain([], [statusStep(() => ctx.clock.now())]);
   const { end, hops, requests } = await sendRequest(
     {
@@ -52,7 +58,12 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
       url: start.url,
       host: start.hostDir,
       depth: start.depth,
-      redirects: redirectPolicy('page', { hostDir: start.hostDir, maxRedirects: ctx.maxRedirects, normalize: ctx.normalize, claim: (next) => ctx.claimRedirect(asTarget(next.url)) }),
+      redirects: redirectPolicy('page', {
+        hostDir: start.hostDir,
+        maxRedirects: ctx.maxRedirects,
+        normalize: ctx.normalize,
+        claim: (next) => ctx.claimRedirect(asTarget(next.url)),
+      }),
       validators: ctx.validators,
     },
     { ...ctx, middleware },
@@ -61,7 +72,12 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
   // Every target after the first was claimed with claimRedirect before it was fetched.
   const claimed = hops.length === 0 ? [] : [...hops.slice(1).map((h) => asTarget(h.url)), target];
   /** A failure of the whole chain: one errs record, for the URL that was asked for. */
-  const chainFailure = (failure: FetchFailure): PageOutcome => ({ commits: [{ type: 'error', target: start, failure }], tooLong: 0, requests, claimed });
+  const chainFailure = (failure: FetchFailure): PageOutcome => ({
+    commits: [{ type: 'error', target: start, failure }],
+    tooLong: 0,
+    requests,
+    claimed,
+  });
   const finish = (last: Commit, tooLong = 0): PageOutcome => {
     const commits: Commit[] = [last];
     const finalUrl = last.type === 'page' ? last.finalUrl : last.target.url;
@@ -91,7 +107,9 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
     case 'redirect-loop':
       return chainFailure(new FetchFailure('REDIRECT_LOOP', 'final', `redirect loop back to ${end.next}`, { status: end.response.status }));
     case 'too-many-redirects':
-      return chainFailure(new FetchFailure('TOO_MANY_REDIRECTS', 'final', `more than ${ctx.maxRedirects} redirects`, { status: end.response.status }));
+      return chainFailure(
+        new FetchFailure('TOO_MANY_REDIRECTS', 'final', `more than ${ctx.maxRedirects} redirects`, { status: end.response.status }),
+      );
     case 'not-followed':
       // Another host's (its owner will find the link), or already known: record and stop.
       return finish({
@@ -104,7 +122,16 @@ export async function fetchPage(start: Target, ctx: FetchPageContext): Promise<P
         links: [end.next.url],
       });
     case 'not-modified':
-      return finish({ type: 'page', target, response: end.response, finalUrl: target.url, redirects: [], body: null, links: [], notModified: true });
+      return finish({
+        type: 'page',
+        target,
+        response: end.response,
+        finalUrl: target.url,
+        redirects: [],
+        body: null,
+        links: [],
+        notModified: true,
+      });
     case 'response':
       break;
   }

@@ -236,7 +236,8 @@ export class Heartbeat {
         log.info('nodes changed', { alive: ownership.liveCount });
         // Hosts gained from nodes that left done need no full reseed (docs/protocol.md, "Leaving done").
         if (p.keeper.rebalance(before)) {
-          if (departed.lost.length === 0 && p.handoffs !== undefined && departed.done.length > 0) events.leftDone(liveBefore, departed.done, lentBefore);
+          if (departed.lost.length === 0 && p.handoffs !== undefined && departed.done.length > 0)
+            events.leftDone(liveBefore, departed.done, lentBefore);
           else events.needFullReseed();
         }
         events.wake();

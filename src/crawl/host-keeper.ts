@@ -70,7 +70,10 @@ export class HostKeeper {
 
   /** A host this node owns is wanted (Admission.want, at its first use): takes its lease and reads its listing. */
   hostWanted(host: HostState): void {
-    this.#loaded.set(host, this.#take(host).catch((err) => this.#d.onStoreError(err)));
+    this.#loaded.set(
+      host,
+      this.#take(host).catch((err) => this.#d.onStoreError(err)),
+    );
   }
 
   /** Settles when the host's lease and listing step is over, whatever its outcome. */

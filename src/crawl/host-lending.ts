@@ -55,7 +55,10 @@ export interface SlotBalance {
  */
 export function shareOfRoom(self: string, lenders: readonly SlotBalance[], borrowers: readonly SlotBalance[]): LendingPeer[] {
   const order = (a: SlotBalance, b: SlotBalance): number => b.slots - a.slots || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const left = [...borrowers].filter((b) => b.slots > 0).sort(order).map((b) => ({ id: b.id, room: b.slots }));
+  const left = [...borrowers]
+    .filter((b) => b.slots > 0)
+    .sort(order)
+    .map((b) => ({ id: b.id, room: b.slots }));
   for (const lender of [...lenders].filter((l) => l.slots > 0).sort(order)) {
     let need = lender.slots;
     const mine: LendingPeer[] = [];

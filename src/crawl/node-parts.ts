@@ -110,18 +110,35 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
   );
   const handoffs =
     config.handoff !== false && config.partition === 'host'
-      ? new HandoffExchange({ layout, nodeId: config.nodeId, fsync: config.fsync, clock, ownership: env.ownership, scope: env.scope, stats })
+      ? new HandoffExchange({
+          layout,
+          nodeId: config.nodeId,
+          fsync: config.fsync,
+          clock,
+          ownership: env.ownership,
+          scope: env.scope,
+          stats,
+        })
       : undefined;
   const guard = new MountGuard({ dataDir: config.dataDir, retryMs: config.mountRetryMs, clock, log, layout, marker });
   // Each part is made after the parts it calls; a part tells the node (control) what the
   // node must act on, and only the node starts requests (RequestRunner.pump).
   const abort = new AbortController();
   const frontier = new Frontier({ config, clock, stats, events: { workReady: () => control.pump(), wake: () => control.wake() } });
-  const recrawler = config.recrawl === undefined ? undefined : new Recrawler({ config, policy: config.recrawl, clock, log, layout, frontier });
+  const recrawler =
+    config.recrawl === undefined ? undefined : new Recrawler({ config, policy: config.recrawl, clock, log, layout, frontier });
   // Sitemaps (docs/sitemaps.md) when any were asked for; sitemaps/ on the mount may hold other nodes' --sitemap URLs.
   const sitemaps: Sitemaps | undefined =
     config.sitemapsFromRobots === true || (config.sitemapUrls ?? []).length > 0 || (await hasSitemapSeeds(layout))
-      ? new Sitemaps({ layout, clock, log, normalize, fromRobots: config.sitemapsFromRobots === true, recrawler, offer: (u: string, h: string, d: number): unknown => offerQuietly(admission, u, h, d, control) })
+      ? new Sitemaps({
+          layout,
+          clock,
+          log,
+          normalize,
+          fromRobots: config.sitemapsFromRobots === true,
+          recrawler,
+          offer: (u: string, h: string, d: number): unknown => offerQuietly(admission, u, h, d, control),
+        })
       : undefined;
   const keeper = new HostKeeper({
     recrawler,
@@ -151,7 +168,10 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     ownership: env.ownership,
     ...(filters.length === 0
       ? {}
-      : { filter: (url: string) => filters.every((m) => m.filter!(url)), filterFailed: (err: unknown) => hookFailed({ stats, log }, 'filter', err) }),
+      : {
+          filter: (url: string) => filters.every((m) => m.filter!(url)),
+          filterFailed: (err: unknown) => hookFailed({ stats, log }, 'filter', err),
+        }),
     ...(priority === undefined ? {} : { priority }),
     frontier,
     events: { hostWanted: (host) => keeper.hostWanted(host) },
@@ -217,7 +237,23 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     recrawler,
     sitemaps,
   });
-  return { layout, normalize, store, membership, leases, reseeder, guard, keeper, frontier, admission, committer, requests, extractor, handoffs, recrawler };
+  return {
+    layout,
+    normalize,
+    store,
+    membership,
+    leases,
+    reseeder,
+    guard,
+    keeper,
+    frontier,
+    admission,
+    committer,
+    requests,
+    extractor,
+    handoffs,
+    recrawler,
+  };
 }
 
 /**

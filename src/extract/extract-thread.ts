@@ -60,7 +60,12 @@ export class ExtractThread {
   #stopped = false;
   readonly #pending = new Map<number, Pending>();
   /** The bodies are moved, not copied (each is a copy of its own). */
-  readonly #batch = new TurnBatch<ExtractJob>((jobs) => this.#worker!.postMessage(jobs, jobs.map((j) => j.body.buffer as ArrayBuffer)));
+  readonly #batch = new TurnBatch<ExtractJob>((jobs) =>
+    this.#worker!.postMessage(
+      jobs,
+      jobs.map((j) => j.body.buffer as ArrayBuffer),
+    ),
+  );
   #nextId = 0;
   #byThread = 0;
 
@@ -100,14 +105,27 @@ export class ExtractThread {
   }
 
   /** extractLinks's answer for one page, from the thread once it listens, else from the main thread. */
-  extract(body: Uint8Array, pageUrl: string, contentType: string | null, truncated: boolean, options: ExtractOptions): Promise<ExtractedLinks> {
+  extract(
+    body: Uint8Array,
+    pageUrl: string,
+    contentType: string | null,
+    truncated: boolean,
+    options: ExtractOptions,
+  ): Promise<ExtractedLinks> {
     const args: Parameters<typeof extractLinks> = [body, pageUrl, contentType, truncated, this.#normalize, options];
     this.#thread();
     if (!this.#ready || this.#stopped) return Promise.resolve().then(() => extractLinks(...args));
     const id = this.#nextId++;
     // A copy of the bytes of the page, moved: the caller keeps its buffer (it writes it next),
     // and a Buffer is often a view of a larger one, which a plain message would copy whole.
-    this.#batch.push({ id, body: new Uint8Array(body), pageUrl, contentType, truncated, obeyRelNofollow: options.obeyRelNofollow === true });
+    this.#batch.push({
+      id,
+      body: new Uint8Array(body),
+      pageUrl,
+      contentType,
+      truncated,
+      obeyRelNofollow: options.obeyRelNofollow === true,
+    });
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { args, resolve, reject });
       if (this.#pending.size === 1) this.#worker?.ref();

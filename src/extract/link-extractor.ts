@@ -122,7 +122,8 @@ export function collectHrefs(body: Uint8Array, charset: string): CollectedHrefs 
       attrs[name] = value.includes('&') ? decodeHTMLAttribute(value) : value;
     },
     tagEnd() {
-      if (tag === Tag.Link && attrs.href !== undefined) hrefs.push({ href: attrs.href, nofollow: /(^|\s)nofollow(\s|$)/i.test(attrs.rel ?? '') });
+      if (tag === Tag.Link && attrs.href !== undefined)
+        hrefs.push({ href: attrs.href, nofollow: /(^|\s)nofollow(\s|$)/i.test(attrs.rel ?? '') });
       else if (tag === Tag.Frame && attrs.src !== undefined) hrefs.push({ href: attrs.src, nofollow: false });
       else if (tag === Tag.Base && attrs.href !== undefined) base ??= attrs.href;
       else if (tag === Tag.Meta && attrs.name?.trim().toLowerCase() === 'robots' && attrs.content !== undefined) {

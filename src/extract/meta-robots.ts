@@ -33,7 +33,8 @@ export function parseXRobotsTag(header: string | readonly string[] | undefined):
   let noindex = false;
   for (const value of typeof header === 'string' ? [header] : header) {
     const m = /^\s*([a-z0-9_-]+)\s*:(.*)$/i.exec(value);
-    if (m !== null && !['unavailable_after', 'max-snippet', 'max-image-preview', 'max-video-preview'].includes(m[1]!.toLowerCase())) continue;
+    if (m !== null && !['unavailable_after', 'max-snippet', 'max-image-preview', 'max-video-preview'].includes(m[1]!.toLowerCase()))
+      continue;
     const d = parseRobotsContent(value);
     nofollow ||= d.nofollow;
     noindex ||= d.noindex;

@@ -32,7 +32,11 @@ export function parseCookieFile(text: string, file: string): FileCookie[] {
     const f = line.split('\t');
     const expires = Number(f[4]);
     if (f.length < 7 || f[0] === '' || !Number.isFinite(expires)) {
-      throw new FatalError('BAD_OPTION', `--cookie-file ${file}:${i + 1}: not a Netscape cookies.txt line (7 tab-separated fields)`, ExitCode.USAGE);
+      throw new FatalError(
+        'BAD_OPTION',
+        `--cookie-file ${file}:${i + 1}: not a Netscape cookies.txt line (7 tab-separated fields)`,
+        ExitCode.USAGE,
+      );
     }
     out.push({
       domain: f[0]!.replace(/^\./, '').toLowerCase(),

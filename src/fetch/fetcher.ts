@@ -167,7 +167,11 @@ export class Fetcher {
       let body: Buffer | null = null;
       let truncated = false;
       let side: { body: Buffer; truncated: boolean } | undefined;
-      if (res.statusCode >= 200 && res.statusCode < 300 && (options.anyType || isHtmlType(mediaType) || keeps(this.#options.keepTypes, mediaType))) {
+      if (
+        res.statusCode >= 200 &&
+        res.statusCode < 300 &&
+        (options.anyType || isHtmlType(mediaType) || keeps(this.#options.keepTypes, mediaType))
+      ) {
         if (options.consumeBody !== undefined && capture === undefined) {
           await streamBody(res.body, headerValue(resHeaders, 'content-encoding'), options.consumeBody);
         } else {

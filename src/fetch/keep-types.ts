@@ -13,7 +13,8 @@ export function parseKeepTypes(raw: string): readonly string[] {
     .map((t) => t.trim().toLowerCase())
     .filter((t) => t !== '');
   for (const t of types) {
-    if (!MEDIA_TYPE.test(t)) throw new FatalError('BAD_OPTION', `--keep ${JSON.stringify(t)}: not a media type (e.g. application/pdf, image/*)`, ExitCode.USAGE);
+    if (!MEDIA_TYPE.test(t))
+      throw new FatalError('BAD_OPTION', `--keep ${JSON.stringify(t)}: not a media type (e.g. application/pdf, image/*)`, ExitCode.USAGE);
   }
   return types;
 }

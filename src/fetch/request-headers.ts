@@ -12,7 +12,17 @@ export function defaultRequestHeaders(userAgent: string): Record<string, string>
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Headers the crawler sets itself: giving them with --header would break what it relies on. */
-const OWN = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'accept-encoding', 'if-none-match', 'if-modified-since', 'cookie', 'user-agent']);
+const OWN = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'accept-encoding',
+  'if-none-match',
+  'if-modified-since',
+  'cookie',
+  'user-agent',
+]);
 
 /**
  * Parses one `--header 'Name: value'`. Throws BAD_OPTION for a malformed one, or one the
@@ -28,7 +38,8 @@ export function parseHeaderOption(raw: string): readonly [string, string] {
   }
   const lower = name.toLowerCase();
   if (OWN.has(lower)) {
-    const instead = lower === 'user-agent' ? ' (use --user-agent: robots.txt is matched against it)' : lower === 'cookie' ? ' (use --cookie-file)' : '';
+    const instead =
+      lower === 'user-agent' ? ' (use --user-agent: robots.txt is matched against it)' : lower === 'cookie' ? ' (use --cookie-file)' : '';
     throw new FatalError('BAD_OPTION', `--header ${name}: mountcrawl sets this header itself${instead}`, ExitCode.USAGE);
   }
   return [lower, value];

@@ -21,7 +21,9 @@ export interface FrontierDeps {
 }
 
 /** What to start next: a page of a host, or the host's robots.txt (its queue waits for it). */
-export type Next = { readonly kind: 'page'; readonly host: HostState; readonly item: QueueItem } | { readonly kind: 'robots'; readonly host: HostState };
+export type Next =
+  | { readonly kind: 'page'; readonly host: HostState; readonly item: QueueItem }
+  | { readonly kind: 'robots'; readonly host: HostState };
 
 /**
  * The in-memory frontier (docs/architecture.md): per-host queues held in HostState, ordered
@@ -183,10 +185,13 @@ export class Frontier {
   #wakeAt(host: HostState, at: number): void {
     const { clock } = this.#deps;
     clock.clearTimeout(this.#wakeTimers.get(host));
-    const timer = clock.setTimeout(() => {
-      this.#wakeTimers.delete(host);
-      this.schedule(host);
-    }, Math.max(1, at - clock.monotonic()));
+    const timer = clock.setTimeout(
+      () => {
+        this.#wakeTimers.delete(host);
+        this.schedule(host);
+      },
+      Math.max(1, at - clock.monotonic()),
+    );
     this.#wakeTimers.set(host, timer);
   }
 
@@ -195,14 +200,17 @@ export class Frontier {
     const at = host.nextRetryAt();
     if (at === Infinity) return;
     clock.clearTimeout(this.#retryTimers.get(host));
-    const timer = clock.setTimeout(() => {
-      this.#retryTimers.delete(host);
-      if (host.phase !== 'ready') return;
-      this.#queued += host.promoteDueRetries(clock.monotonic());
-      this.#armRetryTimer(host);
-      this.schedule(host);
-      this.#deps.events.wake();
-    }, Math.max(0, at - clock.monotonic()));
+    const timer = clock.setTimeout(
+      () => {
+        this.#retryTimers.delete(host);
+        if (host.phase !== 'ready') return;
+        this.#queued += host.promoteDueRetries(clock.monotonic());
+        this.#armRetryTimer(host);
+        this.schedule(host);
+        this.#deps.events.wake();
+      },
+      Math.max(0, at - clock.monotonic()),
+    );
     this.#retryTimers.set(host, timer);
   }
 

@@ -164,7 +164,9 @@ let cheerioLoad: typeof import('cheerio').load | undefined;
 function hookLoadReason(err: unknown, path: string): string {
   const e = err as NodeJS.ErrnoException;
   if (!existsSync(path)) return `no such file: ${path}`;
-  const first = String(e?.message ?? err).split('\n')[0]!.replace(/ imported from \S*\/dist\/src\/\S*$/, '');
+  const first = String(e?.message ?? err)
+    .split('\n')[0]!
+    .replace(/ imported from \S*\/dist\/src\/\S*$/, '');
   return e instanceof SyntaxError ? `SyntaxError in ${path}: ${first}` : first;
 }
 

@@ -38,7 +38,11 @@ export class MiddlewareChain {
   readonly #before: readonly BeforeStep[];
   readonly #after: readonly AfterStep[];
 
-  constructor(builtinBefore: readonly BeforeStep[], builtinAfter: readonly AfterStep[], user?: { readonly hooks: readonly HookModule[]; readonly env: HookCallEnv }) {
+  constructor(
+    builtinBefore: readonly BeforeStep[],
+    builtinAfter: readonly AfterStep[],
+    user?: { readonly hooks: readonly HookModule[]; readonly env: HookCallEnv },
+  ) {
     const hooks = user?.hooks ?? [];
     this.#before = [...builtinBefore, ...hooks.filter((m) => m.beforeFetch !== undefined).map((m) => userBeforeStep(m, user!.env))];
     this.#after = [...builtinAfter, ...hooks.filter((m) => m.afterFetch !== undefined).map((m) => userAfterStep(m, user!.env))];
@@ -98,7 +102,9 @@ function userBeforeStep(m: HookModule, env: HookCallEnv): BeforeStep {
           // The request returned (as hooks of other frameworks do), or one like it: send it
           // with its headers (its URL stays the one asked for).
           const headers = (out as { headers?: unknown }).headers;
-          request.headers = lowerCaseHeaders(typeof headers === 'object' && headers !== null ? (headers as Record<string, unknown>) : copy.headers);
+          request.headers = lowerCaseHeaders(
+            typeof headers === 'object' && headers !== null ? (headers as Record<string, unknown>) : copy.headers,
+          );
           return undefined;
         }
       } else if (out.action === 'skip') {
@@ -155,7 +161,12 @@ function userAfterStep(m: HookModule, env: HookCallEnv): AfterStep {
           return { ...v, failure };
         }
         case 'error':
-          return { ...v, failure: new FetchFailure('HOOK_ERROR', v.transient ? 'transient' : 'final', v.reason ?? 'afterFetch made it an error', { status }) };
+          return {
+            ...v,
+            failure: new FetchFailure('HOOK_ERROR', v.transient ? 'transient' : 'final', v.reason ?? 'afterFetch made it an error', {
+              status,
+            }),
+          };
         case 'drop':
           return { ...v, failure: new FetchFailure('HOOK_DROPPED', 'final', v.reason ?? 'dropped by afterFetch', { status }) };
         default:

@@ -14,8 +14,11 @@ export const HELD_BACK_LABEL: Readonly<Record<PolitenessLimit, string>> = {
  * a small site is explained before anyone wonders (docs/options.md).
  */
 export function politenessStartLine(config: Pick<CrawlConfig, 'perHost' | 'delayMs' | 'crawlDelayCapMs' | 'robots'>): string {
-  const crawlDelay = config.robots ? `; robots.txt's Crawl-delay (up to ${config.crawlDelayCapMs / 1000} s) and Retry-After can slow a host further` : '';
-  if (config.delayMs === 0) return `politeness: up to ${config.perHost} requests in flight per host, no delay between them (--delay 0)${crawlDelay}`;
+  const crawlDelay = config.robots
+    ? `; robots.txt's Crawl-delay (up to ${config.crawlDelayCapMs / 1000} s) and Retry-After can slow a host further`
+    : '';
+  if (config.delayMs === 0)
+    return `politeness: up to ${config.perHost} requests in flight per host, no delay between them (--delay 0)${crawlDelay}`;
   const perSecond = Math.round((1000 / config.delayMs) * 100) / 100;
   return (
     `politeness: one request start per host every ${config.delayMs} ms (--delay), up to ${config.perHost} in flight (--per-host): ` +

@@ -71,12 +71,16 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
   const cut = Object.entries(s.cut as Record<string, number>);
   if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (stats.leftToNewOwner > 0) {
-    lines.push(`${stats.leftToNewOwner} pages fetched but not written: their hosts had passed to another node, which fetches them (docs/protocol.md)`);
+    lines.push(
+      `${stats.leftToNewOwner} pages fetched but not written: their hosts had passed to another node, which fetches them (docs/protocol.md)`,
+    );
   }
   const held = heldBackLine(stats.heldBackBy);
   if (held !== undefined) lines.push(held);
   if (stats.hookErrors > 0 || stats.hookTimeouts > 0) {
-    lines.push(`--hook threw ${stats.hookErrors} times, timed out ${stats.hookTimeouts} times (each fell back as docs/hooks.md says; no page lost)`);
+    lines.push(
+      `--hook threw ${stats.hookErrors} times, timed out ${stats.hookTimeouts} times (each fell back as docs/hooks.md says; no page lost)`,
+    );
   }
   return lines.join('\n');
 }

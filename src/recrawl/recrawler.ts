@@ -94,8 +94,7 @@ export class Recrawler {
           book.pending.push(key);
           this.#pendingTotal++;
         }
-      }
-      else if (due <= wallNow || config.watch) timed.push({ item, at: monoNow + Math.max(0, due - wallNow) });
+      } else if (due <= wallNow || config.watch) timed.push({ item, at: monoNow + Math.max(0, due - wallNow) });
       else host.addDone(key);
     }
     // The retry timer is armed once, for the last: arming per item would scan the retries each time.
@@ -157,7 +156,8 @@ export class Recrawler {
     this.#previous.abandon(host.dir, key);
     const { clock, policy } = this.#d;
     // A sitemap is visited again after the shortest interval (docs/sitemaps.md): it is the cheap index of what changed.
-    const dueMs = record.sitemap !== undefined ? clock.now() + policy.minMs : Date.parse(record.nextFetchAt ?? '') || clock.now() + policy.afterMs;
+    const dueMs =
+      record.sitemap !== undefined ? clock.now() + policy.minMs : Date.parse(record.nextFetchAt ?? '') || clock.now() + policy.afterMs;
     const fetchedMs = Date.parse(record.fetchedAt);
     this.#reschedule(host, key, { url: record.url, depth: record.depth, dueMs, ...(Number.isFinite(fetchedMs) ? { fetchedMs } : {}) });
   }
@@ -266,5 +266,4 @@ export class Recrawler {
     this.#pendingTotal -= this.#books.get(hostDir)?.pending.length ?? 0;
     this.#books.delete(hostDir);
   }
-
 }

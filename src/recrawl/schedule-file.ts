@@ -87,7 +87,8 @@ export async function writeSchedule(
   options: { nodeId: string; fsync: boolean; nowMs: number },
 ): Promise<void> {
   const entries: Record<string, [number, number, string, number?]> = {};
-  for (const [key, e] of schedule) entries[key] = e.fetchedMs === undefined ? [e.dueMs, e.depth, e.url] : [e.dueMs, e.depth, e.url, e.fetchedMs];
+  for (const [key, e] of schedule)
+    entries[key] = e.fetchedMs === undefined ? [e.dueMs, e.depth, e.url] : [e.dueMs, e.depth, e.url, e.fetchedMs];
   const file: ScheduleFile = { v: FORMAT, host: hostDir, writtenAt: new Date(options.nowMs).toISOString(), entries };
   const path = layout.schedule(hostDir);
   // Not recursive: a vanished mount fails here rather than growing a local tree.

@@ -24,7 +24,9 @@ export interface Visit {
 export function withVisit(record: LinksRecord, visit: Visit): LinksRecord {
   const at = new Date(visit.nowMs).toISOString();
   const intervalMs = visit.first === true ? visit.policy.afterMs : nextIntervalMs(record.intervalMs, visit.changed, visit.policy);
-  const history = [...(record.history ?? []), { at, status: visit.status, changed: visit.changed, bytes: visit.bytes }].slice(-HISTORY_LENGTH);
+  const history = [...(record.history ?? []), { at, status: visit.status, changed: visit.changed, bytes: visit.bytes }].slice(
+    -HISTORY_LENGTH,
+  );
   return {
     ...record,
     fetchedAt: at,

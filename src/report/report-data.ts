@@ -186,7 +186,10 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
   for (const name of await names(layout.warc())) {
     if (!/\.warc\.gz(\.open)?$/.test(name)) continue;
     t.warcFiles++;
-    t.warcBytes += await stat(`${layout.warc()}/${name}`).then((s) => s.size, () => 0);
+    t.warcBytes += await stat(`${layout.warc()}/${name}`).then(
+      (s) => s.size,
+      () => 0,
+    );
   }
   const nodes: ReportData['nodes'] = (await readNodes(layout)).map((n) => ({
     id: n.id,
@@ -198,7 +201,8 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
     alive: isDeadLocalProcess(n) ? false : null,
   }));
   for (const [id, pages] of pagesByNode) {
-    if (!nodes.some((n) => n.id === id)) // No heartbeat record: the node exited (or its record was lost with the mount).
+    if (!nodes.some((n) => n.id === id))
+      // No heartbeat record: the node exited (or its record was lost with the mount).
       nodes.push({ id, state: 'exited', hostname: '', updatedAt: '', rate: 0, pages, alive: null });
   }
   nodes.sort((a, b) => b.pages - a.pages || a.id.localeCompare(b.id));
@@ -210,7 +214,9 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
     status: Object.fromEntries(Object.entries(status).sort((a, b) => a[0].localeCompare(b[0]))),
     contentTypes: topTypes(types),
     depth: Array.from(depth, (n) => n ?? 0),
-    errors: [...errorCodes.entries()].map(([code, c]) => ({ code, ...c })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+    errors: [...errorCodes.entries()]
+      .map(([code, c]) => ({ code, ...c }))
+      .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
     hosts: rows,
     nodes,
   };
@@ -231,18 +237,26 @@ function topTypes(types: Map<string, number>): Record<string, number> {
 
 async function readLeases(layout: Layout): Promise<Map<string, string>> {
   const leases = new Map<string, string>();
-  await mapLimit((await names(layout.dir('hosts'))).filter((n) => n.endsWith('.lease')), PARALLEL_READS, async (name) => {
-    const lease = await readRecord(`${layout.dir('hosts')}/${name}`, (v) => v as { node?: unknown });
-    if (typeof lease?.node === 'string') leases.set(name.slice(0, -'.lease'.length), lease.node);
-  });
+  await mapLimit(
+    (await names(layout.dir('hosts'))).filter((n) => n.endsWith('.lease')),
+    PARALLEL_READS,
+    async (name) => {
+      const lease = await readRecord(`${layout.dir('hosts')}/${name}`, (v) => v as { node?: unknown });
+      if (typeof lease?.node === 'string') leases.set(name.slice(0, -'.lease'.length), lease.node);
+    },
+  );
   return leases;
 }
 
 async function readNodes(layout: Layout): Promise<NodeRecord[]> {
   const out: NodeRecord[] = [];
-  await mapLimit((await names(layout.dir('nodes'))).filter((n) => n.endsWith('.json')), PARALLEL_READS, async (name) => {
-    const r = await readRecord(`${layout.dir('nodes')}/${name}`, asNodeRecord);
-    if (r !== undefined) out.push(r);
-  });
+  await mapLimit(
+    (await names(layout.dir('nodes'))).filter((n) => n.endsWith('.json')),
+    PARALLEL_READS,
+    async (name) => {
+      const r = await readRecord(`${layout.dir('nodes')}/${name}`, asNodeRecord);
+      if (r !== undefined) out.push(r);
+    },
+  );
   return out;
 }

@@ -55,7 +55,8 @@ function hostsTable(r: ReportData): string {
           .join('')}</tr>`,
     )
     .join('\n');
-  const note = r.totals.hosts > r.hosts.length ? `<p class="note">The ${num(r.hosts.length)} busiest of ${num(r.totals.hosts)} hosts.</p>` : '';
+  const note =
+    r.totals.hosts > r.hosts.length ? `<p class="note">The ${num(r.hosts.length)} busiest of ${num(r.totals.hosts)} hosts.</p>` : '';
   return `<table id="hosts" class="sortable"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${note}`;
 }
 

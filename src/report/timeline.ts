@@ -62,8 +62,7 @@ export class Timeline {
     const startMs = min * this.#bucketMs;
     const spanMs = (max + 1) * this.#bucketMs - startMs;
     const seconds =
-      NICE_SECONDS.find((s) => s * 1000 >= this.#bucketMs && (spanMs / (s * 1000)) <= MAX_POINTS) ??
-      Math.ceil(spanMs / MAX_POINTS / 1000);
+      NICE_SECONDS.find((s) => s * 1000 >= this.#bucketMs && spanMs / (s * 1000) <= MAX_POINTS) ?? Math.ceil(spanMs / MAX_POINTS / 1000);
     const width = seconds * 1000;
     const first = Math.floor(startMs / width) * width;
     const n = Math.floor(((max + 1) * this.#bucketMs - 1 - first) / width) + 1;

@@ -160,7 +160,13 @@ async function readLinksOf(hostDir: string, key: string, o: ScanOptions, memo: L
  * Offers the links of one record; false when some did not fit in the frontier. Synchronous
  * unless an offer is (a --hook priority makes it async): then the rest are awaited in turn.
  */
-function offerLinks(links: readonly unknown[], depth: number, o: ScanOptions, memo: LinkMemo, referrer?: Referrer): boolean | Promise<boolean> {
+function offerLinks(
+  links: readonly unknown[],
+  depth: number,
+  o: ScanOptions,
+  memo: LinkMemo,
+  referrer?: Referrer,
+): boolean | Promise<boolean> {
   const { sink, stats } = o;
   let complete = true;
   const offer = (link: unknown): OfferResult | Promise<OfferResult> | undefined => {

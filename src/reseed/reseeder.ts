@@ -127,7 +127,10 @@ export class Reseeder {
       return stats;
     }
 
-    const incomplete = await scanRecords(toList.map((d) => d.hostDir), { layout: this.#layout, sink, stats, full, readOf: (hostDir) => this.#dir(hostDir).read });
+    const incomplete = await scanRecords(
+      toList.map((d) => d.hostDir),
+      { layout: this.#layout, sink, stats, full, readOf: (hostDir) => this.#dir(hostDir).read },
+    );
     for (const { hostDir, mtimeMs } of toList) {
       stats.dirsListed++;
       const settled = serverNow !== undefined && mtimeMs + MTIME_SLACK_MS <= serverNow && !incomplete.has(hostDir);

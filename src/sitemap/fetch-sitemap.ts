@@ -69,7 +69,9 @@ export async function fetchSitemap(start: Target, ctx: SitemapContext): Promise<
   const target = { url: end.url };
   if (end.verdict.failure !== undefined) return fail(end.verdict.failure);
   if (res.status < 200 || res.status >= 300 || (res.body === null && parsed === undefined)) {
-    return fail(new FetchFailure(`HTTP_${res.status}`, 'final', `sitemap answered HTTP ${res.status} without a body`, { status: res.status }));
+    return fail(
+      new FetchFailure(`HTTP_${res.status}`, 'final', `sitemap answered HTTP ${res.status} without a body`, { status: res.status }),
+    );
   }
   // A body held whole (an answer of a --hook, or a WARC capture, which needs it) is fed in
   // slices: the parser's text and buffers stay small beside the body itself.
@@ -97,7 +99,11 @@ export async function fetchSitemap(start: Target, ctx: SitemapContext): Promise<
     links.push(n.url);
   }
   const sitemap = {
-    kind: isIndex ? ('index' as const) : parsed.format === 'rss' || parsed.format === 'rdf' || parsed.format === 'feed' ? ('feed' as const) : ('urlset' as const),
+    kind: isIndex
+      ? ('index' as const)
+      : parsed.format === 'rss' || parsed.format === 'rdf' || parsed.format === 'feed'
+        ? ('feed' as const)
+        : ('urlset' as const),
     entries: parsed.entries.length,
     ...(parsed.dropped > 0 ? { dropped: parsed.dropped } : {}),
     ...(parsed.error !== undefined ? { error: parsed.error } : {}),

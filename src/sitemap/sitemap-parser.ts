@@ -38,10 +38,7 @@ const GZIP_MAGIC = [0x1f, 0x8b];
  * the body is never held whole, at most `maxEntries` entries are kept and at most
  * `maxBytes` decoded bytes are read. Never throws for bad input: `error` says what was wrong.
  */
-export async function parseSitemap(
-  body: Readable,
-  options: { maxEntries?: number; maxBytes?: number } = {},
-): Promise<SitemapResult> {
+export async function parseSitemap(body: Readable, options: { maxEntries?: number; maxBytes?: number } = {}): Promise<SitemapResult> {
   const maxEntries = options.maxEntries ?? SITEMAP_MAX_ENTRIES;
   const maxBytes = options.maxBytes ?? SITEMAP_MAX_BYTES;
   const entries: SitemapEntry[] = [];
@@ -65,7 +62,8 @@ export async function parseSitemap(
         const n = name.toLowerCase().replace(/^.*:/, '');
         root ??= n;
         const feed = FEED_ROOTS.has(root);
-        const starts = (n === 'url' && root === 'urlset') || (n === 'sitemap' && root === 'sitemapindex') || (feed && (n === 'item' || n === 'entry'));
+        const starts =
+          (n === 'url' && root === 'urlset') || (n === 'sitemap' && root === 'sitemapindex') || (feed && (n === 'item' || n === 'entry'));
         if (starts) {
           inEntry = n === 'sitemap' ? 'sitemap' : 'page';
           loc = lastmod = '';
@@ -85,7 +83,8 @@ export async function parseSitemap(
         if (n === 'loc' || n === 'lastmod' || n === 'link' || n === 'pubdate' || n === 'updated' || n === 'date') field = undefined;
         else if ((n === 'url' || n === 'sitemap' || n === 'item' || n === 'entry') && inEntry !== undefined) {
           const ms = Date.parse(lastmod.trim());
-          if (loc.trim() !== '') add({ kind: inEntry, loc: ownCopy(decodeEntities(loc.trim())), ...(Number.isFinite(ms) ? { lastmodMs: ms } : {}) });
+          if (loc.trim() !== '')
+            add({ kind: inEntry, loc: ownCopy(decodeEntities(loc.trim())), ...(Number.isFinite(ms) ? { lastmodMs: ms } : {}) });
           inEntry = undefined;
         }
       },

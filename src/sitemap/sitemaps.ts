@@ -152,7 +152,12 @@ export async function hasSitemapSeeds(layout: Layout): Promise<boolean> {
 }
 
 /** Writes the --sitemap URLs (normalized again with the data directory's rules) to sitemaps/<key>.url, where every node finds them. */
-export async function writeSitemapSeeds(layout: Layout, raw: readonly string[], normalize: NormalizeOptions, options: { nodeId: string }): Promise<void> {
+export async function writeSitemapSeeds(
+  layout: Layout,
+  raw: readonly string[],
+  normalize: NormalizeOptions,
+  options: { nodeId: string },
+): Promise<void> {
   const urls = raw.flatMap((u) => {
     const r = normalizeUrl(u, undefined, normalize);
     return r.ok ? [r.url] : [];
@@ -162,5 +167,6 @@ export async function writeSitemapSeeds(layout: Layout, raw: readonly string[], 
   await mkdir(layout.sitemapSeeds()).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EEXIST') throw err;
   });
-  for (const url of urls) await writeFileAtomic(`${layout.sitemapSeeds()}/${urlKey(url)}.url`, `${url}\n`, { nodeId: options.nodeId, fsync: false });
+  for (const url of urls)
+    await writeFileAtomic(`${layout.sitemapSeeds()}/${urlKey(url)}.url`, `${url}\n`, { nodeId: options.nodeId, fsync: false });
 }

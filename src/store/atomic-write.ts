@@ -72,7 +72,10 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
  * were, and the first failure is thrown. With a WriteThread the files go to it in one message
  * (WriteThread.writeInOrder); the temporary files, steps and clean-up are writeFileAtomic's.
  */
-export async function writeFilesAtomic(files: readonly { path: string; data: string | Uint8Array }[], options: AtomicWriteOptions): Promise<void> {
+export async function writeFilesAtomic(
+  files: readonly { path: string; data: string | Uint8Array }[],
+  options: AtomicWriteOptions,
+): Promise<void> {
   if (byThread(options)) return writeByThread(options.thread!, files, options.nodeId);
   for (const { path, data } of files) await writeFileAtomic(path, data, options);
 }
@@ -83,7 +86,11 @@ function byThread(options: AtomicWriteOptions): boolean {
 }
 
 /** writeFilesAtomic by a WriteThread (one message): the same temporary files, steps and clean-up. */
-async function writeByThread(thread: WriteThread, files: readonly { path: string; data: string | Uint8Array }[], nodeId: string): Promise<void> {
+async function writeByThread(
+  thread: WriteThread,
+  files: readonly { path: string; data: string | Uint8Array }[],
+  nodeId: string,
+): Promise<void> {
   const jobs = files.map(({ path, data }) => ({ tmp: nextTempPath(path, nodeId), path, data }));
   let failures: (WriteFailure | undefined)[];
   try {

@@ -33,10 +33,17 @@ function dataDirError(root: string, err: unknown, where: string = root): FatalEr
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EACCES' || code === 'EPERM') {
     const uid = typeof process.getuid === 'function' ? ` (uid ${process.getuid()})` : '';
-    return new FatalError('DATA_DIR_NOT_WRITABLE', `data directory ${root} cannot be written by this user${uid}: ${code} on ${where}`, ExitCode.DATA_DIR_NOT_WRITABLE, { cause: err });
+    return new FatalError(
+      'DATA_DIR_NOT_WRITABLE',
+      `data directory ${root} cannot be written by this user${uid}: ${code} on ${where}`,
+      ExitCode.DATA_DIR_NOT_WRITABLE,
+      { cause: err },
+    );
   }
   if (code === 'ENOTDIR' || code === 'EEXIST') {
-    return new FatalError('DATA_DIR_UNUSABLE', `${root} is not a directory (or a part of its path is a file)`, ExitCode.DATA_DIR, { cause: err });
+    return new FatalError('DATA_DIR_UNUSABLE', `${root} is not a directory (or a part of its path is a file)`, ExitCode.DATA_DIR, {
+      cause: err,
+    });
   }
   const fault = mountFaultCode(err);
   const kind = fault === 'DISK_FULL' || fault === 'READ_ONLY' ? fault : 'DATA_DIR_UNUSABLE';

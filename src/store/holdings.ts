@@ -94,7 +94,15 @@ export async function readHoldings(
     } catch {
       // no links directory yet
     }
-    hosts.push({ host, pages: links.length, html: html.length, errors: errs.errors, excluded: errs.excluded, retrying: errs.retrying, lastWrite });
+    hosts.push({
+      host,
+      pages: links.length,
+      html: html.length,
+      errors: errs.errors,
+      excluded: errs.excluded,
+      retrying: errs.retrying,
+      lastWrite,
+    });
   });
   hosts.sort((a, b) => a.host.localeCompare(b.host));
   return {

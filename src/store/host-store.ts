@@ -185,9 +185,7 @@ export class HostStore {
    * incarnation (docs/protocol.md, invariant 4). Missing directories are an empty host.
    */
   async listHost(hostDir: string, isGone: (nodeId: string) => boolean): Promise<HostListing> {
-    const [html, links, errs] = await Promise.all(
-      (['html', 'links', 'errs'] as const).map((kind) => this.#list(kind, hostDir)),
-    );
+    const [html, links, errs] = await Promise.all((['html', 'links', 'errs'] as const).map((kind) => this.#list(kind, hostDir)));
     let removedTemps = 0;
     const linksKeys = new Set<string>();
     const errKeys: string[] = [];

@@ -118,13 +118,7 @@ function fail(what: string): never {
 /** Checks that a parsed value has the fields every reader of a links record relies on. */
 export function asLinksRecord(value: unknown): LinksRecord {
   const r = value as Partial<LinksRecord> | null;
-  if (
-    r === null ||
-    typeof r !== 'object' ||
-    typeof r.url !== 'string' ||
-    typeof r.depth !== 'number' ||
-    !Array.isArray(r.links)
-  ) {
+  if (r === null || typeof r !== 'object' || typeof r.url !== 'string' || typeof r.depth !== 'number' || !Array.isArray(r.links)) {
     fail('links record');
   }
   return r as LinksRecord;

@@ -62,7 +62,9 @@ export async function writeNodeEnd(layout: Layout, state: RunState): Promise<voi
 /** The node ids of the ends of run in the data directory. */
 async function nodeEndIds(layout: Layout): Promise<string[]> {
   const names = await readdir(layout.root).catch(() => [] as string[]);
-  return names.filter((n) => n.startsWith(NODE_END_PREFIX) && n.endsWith('.json') && n !== RUN_STATE_FILE).map((n) => n.slice(NODE_END_PREFIX.length, -5));
+  return names
+    .filter((n) => n.startsWith(NODE_END_PREFIX) && n.endsWith('.json') && n !== RUN_STATE_FILE)
+    .map((n) => n.slice(NODE_END_PREFIX.length, -5));
 }
 
 /** Every node's end of run in the data directory (those that cannot be read are left out). */

@@ -14,7 +14,11 @@ export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAg
   let removed = 0;
   // Hand-off inboxes too (docs/protocol.md, "Hand-offs"): a writer killed mid-write leaves one there.
   const inboxes = (await readdir(layout.dir('handoff')).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
-  const dirs = [...(['nodes', 'hosts', 'seeds', 'robots'] as const).map((name) => layout.dir(name)), join(layout.root, SCHEDULE_DIR), ...inboxes.map((n) => layout.inbox(n))];
+  const dirs = [
+    ...(['nodes', 'hosts', 'seeds', 'robots'] as const).map((name) => layout.dir(name)),
+    join(layout.root, SCHEDULE_DIR),
+    ...inboxes.map((n) => layout.inbox(n)),
+  ];
   for (const dir of dirs) {
     let entries: string[];
     try {

@@ -134,7 +134,11 @@ export class WriteThread {
   }
 
   /** Puts one file's bytes in the ring (or a buffer of its own) and its job in this turn's batch. */
-  #send(id: number, { tmp, path, data }: { tmp: string; path: string; data: string | Uint8Array }, after: number | undefined): Promise<WriteFailure | undefined> {
+  #send(
+    id: number,
+    { tmp, path, data }: { tmp: string; path: string; data: string | Uint8Array },
+    after: number | undefined,
+  ): Promise<WriteFailure | undefined> {
     const order = after === undefined ? {} : { after };
     const length = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
     const place = this.#place(length);

@@ -134,7 +134,8 @@ function hostOf(href: string, from: number, to: number): string | undefined {
   // Empty labels, a trailing dot, punycode (validated by WHATWG) and anything that WHATWG
   // parses as an IPv4 number (its last label starts with a digit) go the slow way, except
   // the canonical dotted quad.
-  if (host.charCodeAt(0) === 0x2e || host.charCodeAt(host.length - 1) === 0x2e || host.includes('..') || host.includes('xn--')) return undefined;
+  if (host.charCodeAt(0) === 0x2e || host.charCodeAt(host.length - 1) === 0x2e || host.includes('..') || host.includes('xn--'))
+    return undefined;
   const lastDot = host.lastIndexOf('.');
   const last = host.charCodeAt(lastDot + 1);
   if (last >= 0x30 && last <= 0x39 && !isDottedQuad(host)) return undefined;

@@ -53,11 +53,7 @@ export type NormalizeResult =
  * query dropped. Existing
  * percent-escapes are kept byte for byte. Only http and https are accepted.
  */
-export function normalizeUrl(
-  input: string,
-  base?: string | URL,
-  options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS,
-): NormalizeResult {
+export function normalizeUrl(input: string, base?: string | URL, options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS): NormalizeResult {
   let u: URL;
   try {
     u = base === undefined ? new URL(input) : new URL(input, base);
@@ -73,7 +69,12 @@ export function normalizeUrl(
  * spellings, `normalizeUrl` (WHATWG) for the rest. Gives exactly what
  * `normalizeUrl(href, baseUrl, options)` gives (test/unit/url/fast-resolve.test.ts).
  */
-export function normalizeLink(href: string, baseUrl: URL, fastBase: FastBase | undefined, options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS): NormalizeResult {
+export function normalizeLink(
+  href: string,
+  baseUrl: URL,
+  fastBase: FastBase | undefined,
+  options: NormalizeOptions = DEFAULT_NORMALIZE_OPTIONS,
+): NormalizeResult {
   const parts = fastResolve(href, fastBase);
   return parts === undefined ? normalizeUrl(href, baseUrl, options) : normalizeParts(parts, options);
 }
@@ -96,9 +97,7 @@ function normalizeParts(u: UrlParts, options: NormalizeOptions): NormalizeResult
 /** Removes `;name=value` path parameters whose name is a session parameter. */
 function stripPathParams(pathname: string, names: ReadonlySet<string>): string {
   if (!pathname.includes(';') || names.size === 0) return pathname;
-  return pathname.replace(/;([^/;=]*)=[^/;]*/g, (whole, name: string) =>
-    names.has(name.toLowerCase()) ? '' : whole,
-  );
+  return pathname.replace(/;([^/;=]*)=[^/;]*/g, (whole, name: string) => (names.has(name.toLowerCase()) ? '' : whole));
 }
 
 /**

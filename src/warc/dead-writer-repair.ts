@@ -141,7 +141,13 @@ export class DeadWarcSweeper {
   #ticks = 0;
   #running: Promise<void> | undefined;
 
-  constructor(options: { dir: string; selfId: string; liveness: WriterLiveness; log: { warn(message: string): void }; everyTicks: number }) {
+  constructor(options: {
+    dir: string;
+    selfId: string;
+    liveness: WriterLiveness;
+    log: { warn(message: string): void };
+    everyTicks: number;
+  }) {
     this.#o = options;
   }
 

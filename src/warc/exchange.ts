@@ -55,10 +55,7 @@ export const CAPTURE_SIDE_BODY_CAP = 64 * 1024;
  * WARC, up to CAPTURE_SIDE_BODY_CAP decoded bytes. Never throws: a body that cannot be read or
  * decoded is recorded as truncated with what there is (nothing).
  */
-export async function readSideBody(
-  source: Readable,
-  contentEncoding: string | undefined,
-): Promise<{ body: Buffer; truncated: boolean }> {
+export async function readSideBody(source: Readable, contentEncoding: string | undefined): Promise<{ body: Buffer; truncated: boolean }> {
   try {
     return await readBody(source, contentEncoding, CAPTURE_SIDE_BODY_CAP);
   } catch {

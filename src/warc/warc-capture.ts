@@ -135,11 +135,20 @@ export class WarcCapture implements CaptureSink {
     if (!this.#repaired) await this.#repairDead();
     const total = built.reduce((n, r) => n + r.bytes.length, 0);
     if (this.#file !== undefined && this.#file.records > 0 && this.#file.size + total > this.#o.maxSize) await this.#closeFile();
-    const data = Buffer.concat(built.map((r) => r.bytes), total);
+    const data = Buffer.concat(
+      built.map((r) => r.bytes),
+      total,
+    );
     let f = this.#file ?? (await this.#newFile());
     // A file taken by a repairer before or during this write: the batch goes to a new file
     // (a copy may also be in the taken file; a record twice is harmless, a record lost is not).
-    while ((await this.#writeAt(f.path, data, f, 'warc').then(() => false, (err) => this.#takenOr(f, err))) || (await this.#taken(f))) {
+    while (
+      (await this.#writeAt(f.path, data, f, 'warc').then(
+        () => false,
+        (err) => this.#takenOr(f, err),
+      )) ||
+      (await this.#taken(f))
+    ) {
       f = await this.#newFile();
     }
     const start = f.size - total;

@@ -147,13 +147,21 @@ export class WarcFileReader {
 /** Status and media type of a response record's HTTP block. */
 export function httpHead(block: Buffer): { status: number; mime: string } {
   const end = block.indexOf('\r\n\r\n');
-  const lines = block.subarray(0, end < 0 ? Math.min(block.length, 65536) : end).toString('latin1').split('\r\n');
+  const lines = block
+    .subarray(0, end < 0 ? Math.min(block.length, 65536) : end)
+    .toString('latin1')
+    .split('\r\n');
   const status = Number(lines[0]?.split(' ')[1]);
   let mime = '-';
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(':');
     if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === 'content-type') {
-      mime = line.slice(colon + 1).split(';')[0]!.trim().toLowerCase() || '-';
+      mime =
+        line
+          .slice(colon + 1)
+          .split(';')[0]!
+          .trim()
+          .toLowerCase() || '-';
     }
   }
   return { status: Number.isInteger(status) ? status : 0, mime };

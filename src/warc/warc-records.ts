@@ -66,8 +66,12 @@ function setDigests(record: WARCRecord, payload: Buffer | 'revisit'): void {
   // A revisit that stands for a capture has an empty block (no HTTP head).
   const head = record.httpHeaders === null ? Buffer.alloc(0) : Buffer.from(`${record.httpHeaders.toString()}\r\n`);
   // A server-not-modified revisit has no payload, so no payload digest (its block is the head).
-  const block = createHash('sha256').update(head).update(payload === 'revisit' ? Buffer.alloc(0) : payload).digest('hex');
-  if (payload !== 'revisit') record.warcHeaders.headers.set('WARC-Payload-Digest', `sha256:${createHash('sha256').update(payload).digest('hex')}`);
+  const block = createHash('sha256')
+    .update(head)
+    .update(payload === 'revisit' ? Buffer.alloc(0) : payload)
+    .digest('hex');
+  if (payload !== 'revisit')
+    record.warcHeaders.headers.set('WARC-Payload-Digest', `sha256:${createHash('sha256').update(payload).digest('hex')}`);
   record.warcHeaders.headers.set('WARC-Block-Digest', `sha256:${block}`);
 }
 
@@ -102,7 +106,8 @@ export async function exchangeRecords(ex: Exchange, dates?: CaptureDates): Promi
   const date = new Date(ex.startedMs).toISOString();
   const payload = ex.body ?? Buffer.alloc(0);
   const statusline = `HTTP/1.1 ${ex.status} ${ex.statusText}`.trimEnd();
-  const builtResponse = ex.status === 304 ? await revisitRecord(ex, date, statusline, dates) : await responseRecord(ex, date, statusline, payload);
+  const builtResponse =
+    ex.status === 304 ? await revisitRecord(ex, date, statusline, dates) : await responseRecord(ex, date, statusline, payload);
   const u = new URL(ex.url);
   const request = WARCRecord.create(
     {
@@ -147,7 +152,8 @@ async function revisitRecord(ex: Exchange, date: string, statusline: string, dat
   for (let i = 0; i + 1 < ex.rawHeaders.length; i += 2) received.push([ex.rawHeaders[i]!, ex.rawHeaders[i + 1]!]);
   const refers = ex.refersTo;
   // The stored copy's time is its commit's; the capture's own WARC-Date is the one to name.
-  const refersDate = refers === undefined ? undefined : ((await dates?.dateOf(refers.url, refers.fetchedAt)) ?? new Date(refers.fetchedAt).toISOString());
+  const refersDate =
+    refers === undefined ? undefined : ((await dates?.dateOf(refers.url, refers.fetchedAt)) ?? new Date(refers.fetchedAt).toISOString());
   const revisit = WARCRecord.create(
     {
       url: ex.url,

@@ -88,7 +88,10 @@ describe('bad input gets one clear line and a non-zero exit', () => {
   });
 
   test('--include or --exclude that leaves out every seed: SEEDS_FILTERED before anything is made', async () => {
-    for (const filter of [['--include', '/only-this/'], ['--exclude', '127\\.0\\.0\\.1']]) {
+    for (const filter of [
+      ['--include', '/only-this/'],
+      ['--exclude', '127\\.0\\.0\\.1'],
+    ]) {
       const data = join(tmp.path, `filtered${filter[0]}`);
       const r = await runCli(['crawl', 'http://127.0.0.1:9/a', 'http://127.0.0.1:9/b', '--data', data, ...filter, ...FAST]);
       assert.equal(r.code, 2, filter.join(' '));
@@ -111,7 +114,12 @@ describe('bad input gets one clear line and a non-zero exit', () => {
       assert.equal(r.code, 2, args.join(' '));
       assertOneLine(r.stderr, 'BAD_OPTION');
       const [flag, value] = args.slice(-2);
-      assert.match(r.stderr, new RegExp(`${flag} ${value}: ${value} looks like an option, not a (directory|file name|URL) \\(write ${flag}=${value} if you mean it\\)`));
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `${flag} ${value}: ${value} looks like an option, not a (directory|file name|URL) \\(write ${flag}=${value} if you mean it\\)`,
+        ),
+      );
     }
     // Nothing was made under the option-like name in the working directory.
     assert.ok(!existsSync(join(process.cwd(), '--warc')), 'a directory named --warc was made');

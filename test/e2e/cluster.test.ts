@@ -50,7 +50,19 @@ describe('several nodes on one data directory', () => {
   let site: LoopbackSite;
   let data: { path: string; cleanup: () => Promise<void> };
   let seeds: string[];
-  const args = (id: string): string[] => ['crawl', ...seeds, '--data', data.path, '--per-host', String(PER_HOST), '--concurrency', '4', '--node-id', id, ...FAST];
+  const args = (id: string): string[] => [
+    'crawl',
+    ...seeds,
+    '--data',
+    data.path,
+    '--per-host',
+    String(PER_HOST),
+    '--concurrency',
+    '4',
+    '--node-id',
+    id,
+    ...FAST,
+  ];
 
   /** Runs before each request is answered, when a test sets it (may hold the request back). */
   let before: ((req: IncomingMessage, host: SiteHost) => Promise<void>) | undefined;
@@ -82,7 +94,10 @@ describe('several nodes on one data directory', () => {
     const results = await Promise.all(nodes.map((n) => n.done));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(duplicates(site), [], results.map((r) => r.stderr).join('\n---\n'));
-    assert.equal(results.reduce((a, r) => a + pagesOf(r), 0), HOSTS * PAGES);
+    assert.equal(
+      results.reduce((a, r) => a + pagesOf(r), 0),
+      HOSTS * PAGES,
+    );
     await assertCompleteAndClean(site, data.path);
   });
 
@@ -105,7 +120,9 @@ describe('several nodes on one data directory', () => {
     const joinerId = ['c', 'd', 'e', 'f', 'g', 'h'].find((id) =>
       site.hosts.some((h) => ownerOf(h.hostDir, ['a', 'b', id].map(candidate)) === id),
     )!;
-    const joinerHosts = new Set(site.hosts.filter((h) => ownerOf(h.hostDir, ['a', 'b', joinerId].map(candidate)) === joinerId).map((h) => h.index));
+    const joinerHosts = new Set(
+      site.hosts.filter((h) => ownerOf(h.hostDir, ['a', 'b', joinerId].map(candidate)) === joinerId).map((h) => h.index),
+    );
     // Deterministic on a loaded machine (the joiner once found nothing left): after the first
     // 5 requests to each host the joiner will own, a and b get those hosts' pages slowly (one
     // per second per request slot), so that the pages are still there when a and b see the
@@ -119,7 +136,20 @@ describe('several nodes on one data directory', () => {
     };
     const first = ['a', 'b'].map((id) => spawnCli(args(id)));
     await until(async () => (await records(data.path)).length >= 40);
-    const joiner = spawnCli(['crawl', '--data', data.path, '--per-host', String(PER_HOST), '--concurrency', '4', '--node-id', joinerId, '--user-agent', 'joiner', ...FAST]);
+    const joiner = spawnCli([
+      'crawl',
+      '--data',
+      data.path,
+      '--per-host',
+      String(PER_HOST),
+      '--concurrency',
+      '4',
+      '--node-id',
+      joinerId,
+      '--user-agent',
+      'joiner',
+      ...FAST,
+    ]);
     const results = await Promise.all([...first, joiner].map((n) => n.done));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(duplicates(site), [], results.map((r) => r.stderr).join('\n---\n'));

@@ -105,7 +105,10 @@ describe('mountcrawl crawl, one node, end to end', () => {
   test('leaves no temp files, no leases and no node records behind', async () => {
     assert.deepEqual(await tempFiles(data.path), []);
     const files = await listFiles(data.path);
-    assert.deepEqual(files.filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/')), []);
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/')),
+      [],
+    );
     assert.ok(files.includes('.mountcrawl'));
     assert.equal(files.filter((f) => f.startsWith('seeds/')).length, 2);
   });

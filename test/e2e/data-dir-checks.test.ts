@@ -80,7 +80,11 @@ describe('one data-directory check for every command', () => {
   test('crawl and status of a file say the same thing: it is not a directory', async () => {
     const file = join(tmp.path, 'a-file');
     await writeFile(file, 'x');
-    for (const args of [['crawl', 'http://127.0.0.1:9/', ...FAST], ['status', '--no-wait'], ['seed', 'http://127.0.0.1:9/']]) {
+    for (const args of [
+      ['crawl', 'http://127.0.0.1:9/', ...FAST],
+      ['status', '--no-wait'],
+      ['seed', 'http://127.0.0.1:9/'],
+    ]) {
       const r = await runCli([...args, '--data', file]);
       assert.equal(r.code, 3, args[0]);
       const line = assertOneLine(r.stderr, 'DATA_DIR_UNUSABLE');

@@ -28,7 +28,9 @@ test('mountcrawl demo crawls its own loopback site with several nodes and shows 
   assert.equal(files.filter((f) => f.startsWith('links/')).length, 90);
 });
 
-test('a second demo into the same data directory serves the same hosts: no new hosts, no stale seeds, nothing fetched twice', { timeout: 90_000 }, async () => {
+test('a second demo into the same data directory serves the same hosts: no new hosts, no stale seeds, nothing fetched twice', {
+  timeout: 90_000,
+}, async () => {
   const data = join(tmp.path, 'again');
   const args = ['demo', '--data', data, '--hosts', '2', '--pages', '10', '--processes', '2', '--no-progress'];
   const first = await runCli(args);

@@ -65,7 +65,9 @@ describe('the end summary counts errs records as a full read of the data directo
       const text = await runCli(['status', '--data', data.path, '--no-wait', '--max-attempts', '2']);
       assert.match(text.stdout, /^errors {4}4 \(4 final at --max-attempts 2\): HTTP_404 2, HTTP_410 1, HTTP_503 1$/m, text.stdout);
       assert.match(text.stdout, /^excluded {2}2 URLs disallowed by robots\.txt \(not fetched\)$/m, text.stdout);
-      const json = JSON.parse((await runCli(['status', '--data', data.path, '--no-wait', '--max-attempts', '2', '--json'])).stdout) as { errors: Holdings['errors'] };
+      const json = JSON.parse((await runCli(['status', '--data', data.path, '--no-wait', '--max-attempts', '2', '--json'])).stdout) as {
+        errors: Holdings['errors'];
+      };
       assert.deepEqual(json.errors, first.errors, 'the JSON keeps byCode and says how many are excluded');
       // A rerun takes the hosts again: what it counts comes from their listings.
       await expectSame('rerun', ...(await served(() => runCli(args))));

@@ -29,11 +29,24 @@ describe('mountcrawl export --jsonl', { timeout: 60_000 }, () => {
   test('one JSON object per line: the links records, and the errs records with --errors', async () => {
     const links = await runCli(['export', '--jsonl', '--data', data]);
     assert.equal(links.code, 0, links.stderr);
-    const rows = links.stdout.trim().split('\n').map((l) => JSON.parse(l) as { url: string; code?: string });
-    assert.deepEqual(rows.map((r) => r.url).sort(), ['/', '/a', '/b'].map((p) => site.url(0, p)));
+    const rows = links.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { url: string; code?: string });
+    assert.deepEqual(
+      rows.map((r) => r.url).sort(),
+      ['/', '/a', '/b'].map((p) => site.url(0, p)),
+    );
     const all = await runCli(['export', '--errors', '--data', data]);
-    const errs = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as { url: string; code?: string }).filter((r) => r.code !== undefined);
-    assert.deepEqual(errs.map((r) => [r.url, r.code]), [[site.url(0, '/gone'), 'HTTP_404']]);
+    const errs = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { url: string; code?: string })
+      .filter((r) => r.code !== undefined);
+    assert.deepEqual(
+      errs.map((r) => [r.url, r.code]),
+      [[site.url(0, '/gone'), 'HTTP_404']],
+    );
     const none = await runCli(['export', '--host', 'nosuchhost', '--data', data]);
     assert.equal(none.stdout, '');
     assert.equal(none.code, 2);

@@ -21,10 +21,20 @@ describe('forgiving input', { timeout: 60_000 }, () => {
   test('a seeds file: comments and blank lines ignored, a bad line reported with file:line and skipped, the good ones crawled', async () => {
     const file = join(tmp.path, 'seeds.txt');
     const host = site.hosts[0]!;
-    await writeFile(file, `# seeds\n\n${site.url(0, '/')} # the home page\nnot a url\n${host.address}:${host.port}/a\n${site.url(0, '/a')}\n`);
+    await writeFile(
+      file,
+      `# seeds\n\n${site.url(0, '/')} # the home page\nnot a url\n${host.address}:${host.port}/a\n${site.url(0, '/a')}\n`,
+    );
     const r = await runCli(['crawl', '--seeds-file', file, '--data', join(tmp.path, 'd1'), ...FAST]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, new RegExp(`^mountcrawl: warning: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4: "not a url": not a valid absolute URL; skipped$`, 'm'), r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^mountcrawl: warning: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4: "not a url": not a valid absolute URL; skipped$`,
+        'm',
+      ),
+      r.stderr,
+    );
     assert.match(r.stderr, /:5: "127\.0\.0\.\d+:\d+\/a": .*\(did you mean http:\/\/127\.0\.0\.\d+:\d+\/a\?\); skipped$/m, r.stderr);
     assert.deepEqual(requestedPaths(site, 0), ['/', '/a', '/robots.txt'], 'no "/%20" seed from the comment');
   });

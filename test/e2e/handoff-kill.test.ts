@@ -52,8 +52,22 @@ describe('hand-offs with a node killed next to a hand-off write', { timeout: 180
     await reference.cleanup();
     assert.ok(expected.length > PAGES, `the reference crawl reached other hosts (${expected.length} records)`);
     site.reset();
-    const args = (id: string): string[] =>
-      ['crawl', ...seeds, '--data', data.path, '--node-id', id, '--scope', 'any', '--per-host', '1', '--concurrency', String(CONCURRENCY), '--json', ...FAST];
+    const args = (id: string): string[] => [
+      'crawl',
+      ...seeds,
+      '--data',
+      data.path,
+      '--node-id',
+      id,
+      '--scope',
+      'any',
+      '--per-host',
+      '1',
+      '--concurrency',
+      String(CONCURRENCY),
+      '--json',
+      ...FAST,
+    ];
     // The nodes are alike: which one owns the seed's host, and so writes the first hand-off,
     // depends on when each started. The first node to publish a hand-off is the one killed.
     const nodes = new Map(['n1', 'n2', 'n3'].map((id) => [id, spawnCli(args(id))]));
@@ -64,7 +78,10 @@ describe('hand-offs with a node killed next to a hand-off write', { timeout: 180
       for (const id of nodes.keys()) if (victim === undefined && (await handoffsBy(data.path, id)) > 0) victim = id;
       if (victim !== undefined) break;
       const all = [...nodes.values()];
-      assert.ok(Date.now() < end && all.every((n) => n.exitCode === null), `no node wrote a hand-off:\n${all.map((n) => n.stderrSoFar()).join('\n---\n')}`);
+      assert.ok(
+        Date.now() < end && all.every((n) => n.exitCode === null),
+        `no node wrote a hand-off:\n${all.map((n) => n.stderrSoFar()).join('\n---\n')}`,
+      );
       await new Promise((r) => setTimeout(r, 2));
     }
     nodes.get(victim)!.kill('SIGKILL');
@@ -83,8 +100,15 @@ describe('hand-offs with a node killed next to a hand-off write', { timeout: 180
     const duplicates = [...site.counts].reduce((a, [, n]) => a + n - 1, 0);
     assert.ok(duplicates <= CONCURRENCY, `${duplicates} duplicate fetches: ${[...site.counts].filter(([, n]) => n > 1).map(([u]) => u)}`);
     for (let h = 0; h < HOSTS; h++) assert.ok(site.maxInFlight(h) <= 1, `host ${h}: ${site.maxInFlight(h)} in flight`);
-    assert.deepEqual([...files].filter((f) => f.startsWith('handoff/')), [], 'every hand-off was read and removed');
+    assert.deepEqual(
+      [...files].filter((f) => f.startsWith('handoff/')),
+      [],
+      'every hand-off was read and removed',
+    );
     // A lease's temporary file in hosts/ is swept later, by age (docs/protocol.md, invariant 4).
-    assert.deepEqual((await tempFiles(data.path)).filter((f) => !f.startsWith('hosts/')), []);
+    assert.deepEqual(
+      (await tempFiles(data.path)).filter((f) => !f.startsWith('hosts/')),
+      [],
+    );
   });
 });

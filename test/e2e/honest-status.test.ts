@@ -46,10 +46,14 @@ describe('status says whether a crawl is running, stopped with work left, or com
     assert.equal(stopped.code, 130, stopped.stderr);
     const after = await runCli(['status', '--data', data.path, '--no-wait']);
     assert.equal(after.code, 0, after.stderr);
-    const m = /^crawl {5}stopped with work left \(stopped at [^)]+\): (\d+) URLs known and not fetched.*rerun the crawl to resume$/m.exec(after.stdout);
+    const m = /^crawl {5}stopped with work left \(stopped at [^)]+\): (\d+) URLs known and not fetched.*rerun the crawl to resume$/m.exec(
+      after.stdout,
+    );
     assert.ok(m, after.stdout);
     assert.ok(Number(m[1]) > 0, after.stdout);
-    const json = JSON.parse((await runCli(['status', '--data', data.path, '--no-wait', '--json'])).stdout) as { crawl: { state: string; queued: number } };
+    const json = JSON.parse((await runCli(['status', '--data', data.path, '--no-wait', '--json'])).stdout) as {
+      crawl: { state: string; queued: number };
+    };
     assert.equal(json.crawl.state, 'stopped');
 
     const rerun = await runCli(['crawl', site.url(0, '/'), '--data', data.path, ...FAST]);
@@ -86,12 +90,19 @@ describe('a crawl that fetched nothing', { timeout: 60_000 }, () => {
       const seed = `http://127.0.0.1:${port}/`;
       // The default retry policy (no --retry-delay): a refused first contact leaves the host
       // alone at once; the 25 s limit is only a guard against the old 90 s of retrying.
-      const r = await runCli(['crawl', seed, '--data', data.path, '--no-progress', '--heartbeat', '100', '--delay', '0'], { timeoutMs: 25_000 });
+      const r = await runCli(['crawl', seed, '--data', data.path, '--no-progress', '--heartbeat', '100', '--delay', '0'], {
+        timeoutMs: 25_000,
+      });
       assert.equal(r.signal, null, `killed: it kept retrying\n${r.stderr}`);
       assert.equal(r.code, 5, r.stderr);
-      assert.match(r.stderr, /^mountcrawl: NOTHING_FETCHED: every seed failed and no page was stored \(CONNECTION_REFUSED http:\/\/127\.0\.0\.1:\d+\/: /m);
+      assert.match(
+        r.stderr,
+        /^mountcrawl: NOTHING_FETCHED: every seed failed and no page was stored \(CONNECTION_REFUSED http:\/\/127\.0\.0\.1:\d+\/: /m,
+      );
       // Not final: a later run tries the host again.
-      const status = JSON.parse((await runCli(['status', '--data', data.path, '--no-wait', '--json'])).stdout) as { errors: { total: number; final: number } };
+      const status = JSON.parse((await runCli(['status', '--data', data.path, '--no-wait', '--json'])).stdout) as {
+        errors: { total: number; final: number };
+      };
       assert.deepEqual([status.errors.total, status.errors.final], [1, 0]);
     } finally {
       await data.cleanup();
@@ -102,7 +113,9 @@ describe('a crawl that fetched nothing', { timeout: 60_000 }, () => {
     const data = await tempDir();
     try {
       const port = await closedPort();
-      const r = await runCli(['crawl', `http://127.0.0.1:${port}/`, '--data', data.path, '--processes', '2', ...FAST], { timeoutMs: 40_000 });
+      const r = await runCli(['crawl', `http://127.0.0.1:${port}/`, '--data', data.path, '--processes', '2', ...FAST], {
+        timeoutMs: 40_000,
+      });
       assert.equal(r.code, 5, r.stderr);
       assert.match(r.stderr, /NOTHING_FETCHED: every seed failed/);
     } finally {
@@ -171,14 +184,30 @@ describe('status counts what every node left when several were stopped mid-crawl
     const site = await startRoutedSite(routes);
     const data = await tempDir();
     try {
-      const sup = spawnCli(['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', data.path, '--processes', '2', '--per-host', '1', ...FAST, '--delay', '200']);
+      const sup = spawnCli([
+        'crawl',
+        ...site.hosts.map((h) => `${h.origin}/`),
+        '--data',
+        data.path,
+        '--processes',
+        '2',
+        '--per-host',
+        '1',
+        ...FAST,
+        '--delay',
+        '200',
+      ]);
       await until(() => homesStored(data.path, site));
       // Both nodes have their hosts' pages queued (their records say so): every page is known to one.
       await until(async () => {
         const r = await runCli(['status', '--data', data.path, '--no-wait', '--json']);
         const n = (JSON.parse(r.stdout) as { nodes: { hostsOwned: number; queued: number; inFlight: number }[] }).nodes;
         const sum = (f: (x: (typeof n)[number]) => number): number => n.reduce((a, x) => a + f(x), 0);
-        return n.length === 2 && sum((x) => x.hostsOwned) === HOSTS && sum((x) => x.queued + x.inFlight) + (await linksCount(data.path)) >= SITE_PAGES;
+        return (
+          n.length === 2 &&
+          sum((x) => x.hostsOwned) === HOSTS &&
+          sum((x) => x.queued + x.inFlight) + (await linksCount(data.path)) >= SITE_PAGES
+        );
       });
       sup.kill('SIGINT');
       const r = await sup.done;

@@ -121,7 +121,10 @@ describe('hostile responses', () => {
 
   test('malformed HTML still yields its links', async () => {
     const rec = await links(0, '/malformed.html');
-    assert.deepEqual(rec.links, [1, 2, 3, 4, 5].map((n) => site.url(0, `/mal/${n}.html`)));
+    assert.deepEqual(
+      rec.links,
+      [1, 2, 3, 4, 5].map((n) => site.url(0, `/mal/${n}.html`)),
+    );
   });
 
   test('a javascript: <base href> is ignored: relative links resolve against the page', async () => {
@@ -182,7 +185,19 @@ describe('hostile responses', () => {
     assert.equal(e.final, true);
     const allowed = new Set([...site.hosts.map((h) => h.hostDir), UNRESOLVABLE_HOST]);
     const top = (await readdir(data.path)).sort();
-    assert.deepEqual(top, ['.mountcrawl', '.mountcrawl-run.json', 'errs', 'files', 'handoff', 'hosts', 'html', 'links', 'nodes', 'robots', 'seeds']);
+    assert.deepEqual(top, [
+      '.mountcrawl',
+      '.mountcrawl-run.json',
+      'errs',
+      'files',
+      'handoff',
+      'hosts',
+      'html',
+      'links',
+      'nodes',
+      'robots',
+      'seeds',
+    ]);
     for (const f of await listFiles(data.path)) {
       const parts = f.split('/');
       if (['html', 'links', 'errs'].includes(parts[0]!)) {
@@ -198,15 +213,12 @@ describe('hostile responses', () => {
   // A failed robots.txt fetch makes the host wait (RFC 9309 §2.3.1.4); after --max-attempts
   // (or at once when trying again cannot help) the host is left alone for the run and its
   // queued URLs are recorded with the reason (HostKeeper.#giveUp).
-  test(
-    'a host name that does not exist: DNS_NO_SUCH_HOST recorded for its URL, final at the first attempt',
-    async () => {
-      const e = await readJson<ErrsRecord>(data.path, filesOf(`http://${UNRESOLVABLE_HOST}/`).errs);
-      assert.equal(e.code, 'DNS_NO_SUCH_HOST');
-      assert.equal(e.final, true);
-      assert.equal(e.attempts, 1, 'not tried again');
-    },
-  );
+  test('a host name that does not exist: DNS_NO_SUCH_HOST recorded for its URL, final at the first attempt', async () => {
+    const e = await readJson<ErrsRecord>(data.path, filesOf(`http://${UNRESOLVABLE_HOST}/`).errs);
+    assert.equal(e.code, 'DNS_NO_SUCH_HOST');
+    assert.equal(e.final, true);
+    assert.equal(e.attempts, 1, 'not tried again');
+  });
 });
 
 describe('TLS errors', () => {
@@ -236,15 +248,11 @@ describe('TLS errors', () => {
     assert.ok(!existsSync(join(data.path, 'strict', filesOf(`${host.origin}/`).links)));
   });
 
-  test(
-    'a self-signed certificate: TLS_ERROR recorded for the URL',
-    { skip },
-    async () => {
-      const e = await readJson<ErrsRecord>(`${data.path}/strict`, filesOf(`${host.origin}/`).errs);
-      assert.equal(e.code, 'TLS_ERROR');
-      assert.equal(e.final, true);
-    },
-  );
+  test('a self-signed certificate: TLS_ERROR recorded for the URL', { skip }, async () => {
+    const e = await readJson<ErrsRecord>(`${data.path}/strict`, filesOf(`${host.origin}/`).errs);
+    assert.equal(e.code, 'TLS_ERROR');
+    assert.equal(e.final, true);
+  });
 
   test('with --insecure the pages are fetched', { skip, timeout: 20_000 }, async () => {
     const r = await runCli(['crawl', `${host.origin}/`, '--data', `${data.path}/insecure`, ...FAST, '--insecure'], {
@@ -298,12 +306,9 @@ describe('--deny-private', () => {
     }
   });
 
-  test(
-    'its URL gets a final PRIVATE_ADDRESS errs record',
-    async () => {
-      const e = await readJson<ErrsRecord>(data.path, filesOf(site.url(0, '/')).errs);
-      assert.equal(e.code, 'PRIVATE_ADDRESS');
-      assert.equal(e.final, true);
-    },
-  );
+  test('its URL gets a final PRIVATE_ADDRESS errs record', async () => {
+    const e = await readJson<ErrsRecord>(data.path, filesOf(site.url(0, '/')).errs);
+    assert.equal(e.code, 'PRIVATE_ADDRESS');
+    assert.equal(e.final, true);
+  });
 });

@@ -18,7 +18,9 @@ function binary(type: string, body: Buffer): Route {
 
 describe('--keep TYPE,...: non-HTML bodies stored in files/', { timeout: 60_000 }, () => {
   test('a kept PDF is stored whole under files/ with the same key and named in its links record; other types are not', async () => {
-    const site = await startRoutedSite([{ '/': pageRoute(['/doc.pdf', '/img.png']), '/doc.pdf': binary('application/pdf', PDF), '/img.png': binary('image/png', PNG) }]);
+    const site = await startRoutedSite([
+      { '/': pageRoute(['/doc.pdf', '/img.png']), '/doc.pdf': binary('application/pdf', PDF), '/img.png': binary('image/png', PNG) },
+    ]);
     const tmp = await tempDir();
     try {
       const data = join(tmp.path, 'd');
@@ -31,12 +33,18 @@ describe('--keep TYPE,...: non-HTML bodies stored in files/', { timeout: 60_000 
       assert.deepEqual(await readFile(join(data, rec.file)), PDF);
       const png = await readJson<{ file?: string }>(data, filesOf(site.url(0, '/img.png')).links);
       assert.equal(png.file, undefined);
-      assert.deepEqual((await listFiles(data)).filter((f) => f.startsWith('files/')), [rec.file]);
+      assert.deepEqual(
+        (await listFiles(data)).filter((f) => f.startsWith('files/')),
+        [rec.file],
+      );
 
       // Without --keep (the default) nothing goes to files/.
       const plain = join(tmp.path, 'plain');
       assert.equal((await runCli(['crawl', site.url(0, '/'), '--data', plain, ...FAST])).code, 0);
-      assert.deepEqual((await listFiles(plain)).filter((f) => f.startsWith('files/')), []);
+      assert.deepEqual(
+        (await listFiles(plain)).filter((f) => f.startsWith('files/')),
+        [],
+      );
     } finally {
       await site.close();
       await tmp.cleanup();

@@ -68,9 +68,9 @@ describe('a node killed with SIGKILL mid-crawl, then run again', () => {
       if (n === 2 && (beforeRerun.get(url) ?? 0) === 1) twice++;
     }
     assert.ok(twice <= 6, `${twice} URLs fetched twice, more than were in flight`);
-    assert.deepEqual(await tempFiles(data.path), [], 'the rerun removes the dead node\'s temp files');
+    assert.deepEqual(await tempFiles(data.path), [], "the rerun removes the dead node's temp files");
     const left = (await listFiles(data.path)).filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/'));
-    assert.deepEqual(left, [], 'the rerun takes over and then releases the dead node\'s leases');
+    assert.deepEqual(left, [], "the rerun takes over and then releases the dead node's leases");
   });
 });
 

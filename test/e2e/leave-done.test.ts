@@ -53,8 +53,22 @@ describe('leaving done', { timeout: 240_000 }, () => {
   });
 
   const seeds = (): string[] => site.hosts.map((h) => `${h.origin}/`);
-  const args = (data: string, id: string): string[] =>
-    ['crawl', ...seeds(), '--data', data, '--node-id', id, '--scope', 'any', '--per-host', '1', '--concurrency', '4', '--json', ...FAST];
+  const args = (data: string, id: string): string[] => [
+    'crawl',
+    ...seeds(),
+    '--data',
+    data,
+    '--node-id',
+    id,
+    '--scope',
+    'any',
+    '--per-host',
+    '1',
+    '--concurrency',
+    '4',
+    '--json',
+    ...FAST,
+  ];
 
   /**
    * Three node ids among which rendezvous hashing gives one exactly one host of the site and
@@ -78,7 +92,11 @@ describe('leaving done', { timeout: 240_000 }, () => {
     const files = new Set(await listFiles(data));
     for (const f of expected) assert.ok(files.has(f), `missing ${f}`);
     assert.equal([...files].filter((f) => f.startsWith('links/')).length, expected.length);
-    assert.deepEqual([...files].filter((f) => f.startsWith('handoff/')), [], 'every hand-off was read and removed');
+    assert.deepEqual(
+      [...files].filter((f) => f.startsWith('handoff/')),
+      [],
+      'every hand-off was read and removed',
+    );
   }
 
   test('nodes that end done spare the others the full reseed; the last one removes the done records', async () => {
@@ -117,13 +135,19 @@ describe('leaving done', { timeout: 240_000 }, () => {
       const seen: string[] = [];
       while (victim === undefined) {
         const recs = await records(data.path);
-        const line = recs.map((r) => `${r.id}:${r.state}:${r.pages}`).sort().join(' ');
+        const line = recs
+          .map((r) => `${r.id}:${r.state}:${r.pages}`)
+          .sort()
+          .join(' ');
         if (seen.at(-1) !== line) seen.push(line);
         const idle = recs.find((r) => r.state === 'idle' && r.pages > 0);
         if (idle !== undefined && recs.some((r) => r.state === 'crawling')) victim = idle;
         else {
           const all = [...nodes.values()];
-          assert.ok(Date.now() < end && all.every((n) => n.exitCode === null), `no node was idle while another crawled:\n${seen.join('\n')}`);
+          assert.ok(
+            Date.now() < end && all.every((n) => n.exitCode === null),
+            `no node was idle while another crawled:\n${seen.join('\n')}`,
+          );
           await new Promise((r) => setTimeout(r, 5));
         }
       }

@@ -25,7 +25,9 @@ interface Summary {
  * fetches nothing and the other does all the work; with lending (the default) the busy node
  * lends it hosts waiting for a request slot (docs/protocol.md, "Lending hosts").
  */
-async function crawlPair(extra: readonly string[]): Promise<{ site: LoopbackSite; busy: Summary; idle: Summary; cleanup: () => Promise<void> }> {
+async function crawlPair(
+  extra: readonly string[],
+): Promise<{ site: LoopbackSite; busy: Summary; idle: Summary; cleanup: () => Promise<void> }> {
   let started: LoopbackSite | undefined;
   const handle = generatedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 5, crossLinks: 1 }, () => started!.hosts);
   const site = await LoopbackSite.start({ hosts: HOSTS, latencyMs: 30, handle });
@@ -74,7 +76,14 @@ async function crawlOn(site: LoopbackSite, dataDir: string, extra: readonly stri
   // sees a peer, and it never owns (and fetches) a host, as a node started alone would for
   // a moment (docs/protocol.md, "Nodes and liveness").
   const busyRun = spawnCli(args(busyId));
-  await until(() => access(new Layout(dataDir).node(busyId)).then(() => true, () => false), 60_000);
+  await until(
+    () =>
+      access(new Layout(dataDir).node(busyId)).then(
+        () => true,
+        () => false,
+      ),
+    60_000,
+  );
   const idleRun = spawnCli(args(idleId));
   const [busy, idle] = await Promise.all([busyRun.done, idleRun.done]);
   assert.equal(busy!.code, 0, busy!.stderr);
@@ -86,7 +95,11 @@ async function crawlOn(site: LoopbackSite, dataDir: string, extra: readonly stri
     for (let i = 0; i < PAGES; i++) assert.ok(have.has(filesOf(site.url(h, pagePath(i))).links), `missing ${site.url(h, pagePath(i))}`);
     assert.ok(site.maxInFlight(h) <= 1, `host ${h} had ${site.maxInFlight(h)} requests in flight`);
   }
-  assert.deepEqual([...site.counts].filter(([, n]) => n > 1), [], 'fetched twice');
+  assert.deepEqual(
+    [...site.counts].filter(([, n]) => n > 1),
+    [],
+    'fetched twice',
+  );
   assert.deepEqual(await tempFiles(data.path), [], 'temp files left');
   assert.deepEqual(
     files.filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/') || /^handoff\/.+\.json$/.test(f)),

@@ -46,9 +46,11 @@ describe('--hook middleware (docs/hooks.md, docs/examples/)', { timeout: 120_000
         '/blocked.html': recorded([], () => page('Access denied')),
         '/busy.html': recorded([], (n) => page(n === 1 ? 'Please try again' : 'busy no more')),
         '/print/a.html': recorded(),
-        '/shop.html': recorded([], () =>
-          '<html><ul><li class="item"><span class="name">tea</span><span class="price">3</span></li>' +
-          '<li class="item"><span class="name">cake</span><span class="price">5</span></li></ul></html>',
+        '/shop.html': recorded(
+          [],
+          () =>
+            '<html><ul><li class="item"><span class="name">tea</span><span class="price">3</span></li>' +
+            '<li class="item"><span class="name">cake</span><span class="price">5</span></li></ul></html>',
         ),
       },
       {
@@ -77,7 +79,10 @@ describe('--hook middleware (docs/hooks.md, docs/examples/)', { timeout: 120_000
     const data = join(tmp.path, 'before');
     // A second module sees what the built-in steps and the first module did.
     const second = join(tmp.path, 'second.mjs');
-    await writeFile(second, "export function beforeFetch(r) { r.headers['x-seen'] = r.headers['x-crawl-token'] + '|' + r.headers['user-agent']; }\n");
+    await writeFile(
+      second,
+      "export function beforeFetch(r) { r.headers['x-seen'] = r.headers['x-crawl-token'] + '|' + r.headers['user-agent']; }\n",
+    );
     const r = await runCli(['crawl', site.url(0, '/'), '--data', data, '--hook', example('before-fetch.mjs'), '--hook', second, ...FAST]);
     assert.equal(r.code, 0, r.stderr);
     const a = received.get('/a.html')!;
@@ -99,9 +104,17 @@ describe('--hook middleware (docs/hooks.md, docs/examples/)', { timeout: 120_000
 
   test('afterFetch: a block page recorded as an error, a retry honoured, a drop; onPage: a list of items', async () => {
     const data = join(tmp.path, 'after');
-    const r = await runCli(
-      ['crawl', site.url(1, '/'), '--data', data, '--hook', example('after-fetch.mjs'), '--hook', example('items.mjs'), ...FAST],
-    );
+    const r = await runCli([
+      'crawl',
+      site.url(1, '/'),
+      '--data',
+      data,
+      '--hook',
+      example('after-fetch.mjs'),
+      '--hook',
+      example('items.mjs'),
+      ...FAST,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const blocked = filesOf(site.url(1, '/blocked.html'));
     assert.equal((await readJson<ErrsRecord>(data, blocked.errs)).code, 'HOOK_ERROR');

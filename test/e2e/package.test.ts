@@ -14,14 +14,25 @@ interface PackedFile {
   readonly path: string;
 }
 
-test('npm pack ships what --help and README point at, a LICENSE matching package.json, and builds before packing, not at install', { timeout: 120_000 }, async () => {
+test('npm pack ships what --help and README point at, a LICENSE matching package.json, and builds before packing, not at install', {
+  timeout: 120_000,
+}, async () => {
   const pkg = JSON.parse(await readFile(`${ROOT}package.json`, 'utf8')) as { license: string; scripts: Record<string, string> };
   assert.equal(pkg.scripts.prepare, undefined, 'no prepare script: nothing is compiled (or warned about) at install');
   assert.match(pkg.scripts.prepack ?? '', /npm run build/);
   // dist/ is built already (npm test builds): list the package without running scripts again.
   const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
   const files = new Set((JSON.parse(stdout) as { files: PackedFile[] }[])[0]!.files.map((f) => f.path));
-  for (const f of ['LICENSE', 'CHANGELOG.md', 'README.md', 'docs/errors.md', 'docs/options.md', 'docs/hooks.md', 'bin/mountcrawl.js', 'dist/src/cli/main.js']) {
+  for (const f of [
+    'LICENSE',
+    'CHANGELOG.md',
+    'README.md',
+    'docs/errors.md',
+    'docs/options.md',
+    'docs/hooks.md',
+    'bin/mountcrawl.js',
+    'dist/src/cli/main.js',
+  ]) {
     assert.ok(files.has(f), `${f} is not in the package`);
   }
   assert.ok(![...files].some((f) => f.startsWith('dist/test/') || f.startsWith('src/')), 'no tests or sources');
@@ -30,7 +41,11 @@ test('npm pack ships what --help and README point at, a LICENSE matching package
   assert.ok(maps.length > 0);
   for (const m of maps) {
     const map = JSON.parse(await readFile(join(ROOT, m), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
-    assert.equal(map.sourcesContent?.filter((c) => typeof c === 'string').length, map.sources.length, `${m} names sources the package does not hold`);
+    assert.equal(
+      map.sourcesContent?.filter((c) => typeof c === 'string').length,
+      map.sources.length,
+      `${m} names sources the package does not hold`,
+    );
   }
   assert.equal(pkg.license, 'MIT');
   assert.match(await readFile(`${ROOT}LICENSE`, 'utf8'), /^MIT License\n/);
@@ -64,7 +79,11 @@ test('the npm pack tarball installs globally and runs: --version and a small cra
     const site = await startRoutedSite([{ '/': pageRoute(['/a.html']), '/a.html': pageRoute() }]);
     try {
       const env = { ...process.env, MOUNTCRAWL_DATA: '', HTTP_PROXY: '', http_proxy: '' };
-      const crawl = await run(bin, ['crawl', site.url(0, '/'), '--data', join(tmp.path, 'data'), ...FAST], { cwd: tmp.path, env, timeout: 60_000 });
+      const crawl = await run(bin, ['crawl', site.url(0, '/'), '--data', join(tmp.path, 'data'), ...FAST], {
+        cwd: tmp.path,
+        env,
+        timeout: 60_000,
+      });
       assert.match(crawl.stderr, /done \(complete\): 2 pages/);
       assert.deepEqual(requestedPaths(site, 0), ['/', '/a.html', '/robots.txt']);
     } finally {

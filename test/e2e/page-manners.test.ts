@@ -8,7 +8,8 @@ import { pageRoute, requestedPaths, sendHtml, startRoutedSite, type HostRoutes }
 
 const ROUTES: HostRoutes = {
   '/': pageRoute(['/meta-nofollow', '/meta-noindex', '/xrobots', '/frames', '/relnf']),
-  '/meta-nofollow': (_req, res) => sendHtml(res, '<html><head><meta name="robots" content="nofollow"></head><a href="/never-1">x</a></html>'),
+  '/meta-nofollow': (_req, res) =>
+    sendHtml(res, '<html><head><meta name="robots" content="nofollow"></head><a href="/never-1">x</a></html>'),
   '/meta-noindex': (_req, res) => sendHtml(res, '<html><head><meta name="robots" content="noindex"></head><a href="/child">x</a></html>'),
   '/xrobots': (_req, res) => sendHtml(res, '<a href="/never-2">x</a>', { 'x-robots-tag': 'noindex, nofollow' }),
   '/frames': (_req, res) => sendHtml(res, '<frameset><frame src="/frame.html"></frameset><iframe src="/toc.html"></iframe>'),
@@ -34,7 +35,8 @@ describe('robots meta tags, X-Robots-Tag, rel=nofollow and frames', { timeout: 6
     try {
       const paths = requestedPaths(site, 0);
       assert.ok(!paths.includes('/never-1') && !paths.includes('/never-2'), paths.join(' '));
-      for (const p of ['/child', '/frame.html', '/toc.html', '/nofollowed']) assert.ok(paths.includes(p), `${p} not requested: ${paths.join(' ')}`);
+      for (const p of ['/child', '/frame.html', '/toc.html', '/nofollowed'])
+        assert.ok(paths.includes(p), `${p} not requested: ${paths.join(' ')}`);
       const noindex = filesOf(site.url(0, '/meta-noindex'));
       const rec = await readJson<{ html: string | null; robots: string[]; links: string[] }>(data, noindex.links);
       assert.equal(rec.html, null);

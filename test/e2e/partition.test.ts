@@ -37,7 +37,19 @@ describe('--partition url: one big site shared by URL', { timeout: 60_000 }, () 
   });
 
   test('two nodes share one host by URL: both crawl, nothing twice, politeness per node', async () => {
-    const args = (id: string): string[] => ['crawl', site.url(0, '/'), '--data', data.path, '--partition', 'url', '--per-host', '2', '--node-id', id, ...FAST];
+    const args = (id: string): string[] => [
+      'crawl',
+      site.url(0, '/'),
+      '--data',
+      data.path,
+      '--partition',
+      'url',
+      '--per-host',
+      '2',
+      '--node-id',
+      id,
+      ...FAST,
+    ];
     const results = await Promise.all([spawnCli(args('u1')), spawnCli(args('u2'))].map((n) => n.done));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     const pages = results.map((r) => Number(/done \(\w+\): (\d+) pages/.exec(r.stderr)?.[1]));

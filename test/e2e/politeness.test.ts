@@ -97,12 +97,9 @@ describe('--concurrency', () => {
   });
 
   // robots.txt requests count among the requests in flight too (RequestRunner.fetchRobots).
-  test(
-    'never more than --concurrency requests in flight, robots.txt included',
-    () => {
-      assert.ok(maxInFlightOverall(site) <= 2, `${maxInFlightOverall(site)} requests in flight at once`);
-    },
-  );
+  test('never more than --concurrency requests in flight, robots.txt included', () => {
+    assert.ok(maxInFlightOverall(site) <= 2, `${maxInFlightOverall(site)} requests in flight at once`);
+  });
 
   test('never more than --concurrency page requests in flight', () => {
     let now = 0;
@@ -221,15 +218,12 @@ describe('Retry-After and slow hosts', () => {
   });
 
   // An unavailable robots.txt with Retry-After makes the host wait at least that long.
-  test(
-    'a 429 on robots.txt with Retry-After: 2: no request to that host for 2 s',
-    () => {
-      assert.ok(robots429At > 0);
-      const later = startTimes(site, 4).filter((t) => t > robots429At);
-      assert.equal(later.length, 2, 'robots.txt again, then /');
-      for (const t of later) assert.ok(t - robots429At >= 2_000, `a request ${(t - robots429At).toFixed(0)} ms after the 429`);
-    },
-  );
+  test('a 429 on robots.txt with Retry-After: 2: no request to that host for 2 s', () => {
+    assert.ok(robots429At > 0);
+    const later = startTimes(site, 4).filter((t) => t > robots429At);
+    assert.equal(later.length, 2, 'robots.txt again, then /');
+    for (const t of later) assert.ok(t - robots429At >= 2_000, `a request ${(t - robots429At).toFixed(0)} ms after the 429`);
+  });
 
   test('a slow host does not hold up the others', () => {
     const slowStart = startTimes(site, 2, (p) => p === '/')[0]!;

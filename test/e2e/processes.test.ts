@@ -30,7 +30,10 @@ async function assertComplete(site: LoopbackSite, data: string): Promise<void> {
     for (let i = 0; i < PAGES; i++) assert.ok(files.has(filesOf(site.url(h, pagePath(i))).links), `missing ${site.url(h, pagePath(i))}`);
   }
   assert.deepEqual(await tempFiles(data), []);
-  assert.deepEqual([...files].filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/')), []);
+  assert.deepEqual(
+    [...files].filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/')),
+    [],
+  );
 }
 
 describe('--processes N: one command, N nodes on this machine', { timeout: 120_000 }, () => {
@@ -51,7 +54,10 @@ describe('--processes N: one command, N nodes on this machine', { timeout: 120_0
     const r = await spawnCli(['crawl', ...seeds, '--data', data.path, '--processes', '2', ...FAST]).done;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /all 2 nodes ended: 200 pages/);
-    assert.deepEqual([...site.counts].filter(([, n]) => n > 1), []);
+    assert.deepEqual(
+      [...site.counts].filter(([, n]) => n > 1),
+      [],
+    );
     await assertComplete(site, data.path);
   });
 
@@ -61,7 +67,11 @@ describe('--processes N: one command, N nodes on this machine', { timeout: 120_0
     const again = await spawnCli(['crawl', ...seeds, '--data', data.path, '--processes', '2', ...FAST]).done;
     assert.equal(again.code, 0, again.stderr);
     assert.doesNotMatch(again.stderr, /owned no host/, again.stderr);
-    assert.match(again.stderr, /^mountcrawl: nothing left to fetch: the crawl was already complete \(200 pages in the data directory\)/m, again.stderr);
+    assert.match(
+      again.stderr,
+      /^mountcrawl: nothing left to fetch: the crawl was already complete \(200 pages in the data directory\)/m,
+      again.stderr,
+    );
   });
 
   test('a child that crashes is started again and the crawl still completes', async () => {

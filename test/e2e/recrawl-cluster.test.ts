@@ -16,7 +16,8 @@ const CONCURRENCY = 4;
 describe('recrawl on three nodes, one killed with SIGKILL mid-pass (docs/recrawl.md)', { timeout: 180_000 }, () => {
   let site: LoopbackSite;
   let data: { path: string; cleanup: () => Promise<void> };
-  const pages = (): string[] => Array.from({ length: HOSTS }, (_, h) => Array.from({ length: PAGES }, (_, i) => site.url(h, pagePath(i)))).flat();
+  const pages = (): string[] =>
+    Array.from({ length: HOSTS }, (_, h) => Array.from({ length: PAGES }, (_, i) => site.url(h, pagePath(i)))).flat();
 
   before(async () => {
     site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 4, crossLinks: 1, latencyMs: 25 });
@@ -33,7 +34,9 @@ describe('recrawl on three nodes, one killed with SIGKILL mid-pass (docs/recrawl
     assert.equal(first.code, 0, first.stderr);
     // The first pass happened eight days ago.
     const weekAgo = new Date(Date.now() - 8 * 86_400_000).toISOString();
-    const records = (await listFiles(data.path)).filter((f) => f.startsWith('links/') && f.endsWith('.json') && !f.split('/').pop()!.startsWith('.'));
+    const records = (await listFiles(data.path)).filter(
+      (f) => f.startsWith('links/') && f.endsWith('.json') && !f.split('/').pop()!.startsWith('.'),
+    );
     for (const f of records) {
       const r = JSON.parse(await readFile(join(data.path, f), 'utf8')) as LinksRecord;
       await writeFile(join(data.path, f), JSON.stringify({ ...r, fetchedAt: weekAgo }));
@@ -41,8 +44,20 @@ describe('recrawl on three nodes, one killed with SIGKILL mid-pass (docs/recrawl
     const firstCounts = new Map(site.counts);
     const secondPass = (): number => pages().reduce((n, u) => n + site.count(u) - (firstCounts.get(u) ?? 0), 0);
 
-    const args = (id: string): string[] =>
-      ['crawl', '--data', data.path, ...FAST, '--recrawl-after', '7d', '--node-id', id, '--concurrency', String(CONCURRENCY), '--per-host', '1'];
+    const args = (id: string): string[] => [
+      'crawl',
+      '--data',
+      data.path,
+      ...FAST,
+      '--recrawl-after',
+      '7d',
+      '--node-id',
+      id,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--per-host',
+      '1',
+    ];
     const nodes = ['a', 'b', 'c'].map((id) => spawnCli(args(id)));
     await until(() => secondPass() >= 20, 60_000);
     nodes[0]!.kill('SIGKILL');
@@ -66,6 +81,9 @@ describe('recrawl on three nodes, one killed with SIGKILL mid-pass (docs/recrawl
     const again = await runCli(args('d'));
     assert.equal(again.code, 0, again.stderr);
     assert.equal(secondPass(), before, 'pages fetched again before they were due');
-    assert.deepEqual((await tempFiles(data.path)).filter((f) => !f.startsWith('schedule/')), []);
+    assert.deepEqual(
+      (await tempFiles(data.path)).filter((f) => !f.startsWith('schedule/')),
+      [],
+    );
   });
 });

@@ -33,11 +33,21 @@ describe('recrawl: --frontier-cap, status, a 304 after a redirect and from a hoo
     const data = await tempDir();
     const cleanups = [data.cleanup];
     try {
-      const first = await runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, '--recrawl-after', '1d', ...FAST]);
+      const first = await runCli([
+        'crawl',
+        site.url('/p/0'),
+        '--data',
+        data.path,
+        ...CHANGING_SITE_FLAGS,
+        '--recrawl-after',
+        '1d',
+        ...FAST,
+      ]);
       assert.equal(first.code, 0, first.stderr);
       const s1 = await runCli(['status', '--data', data.path, '--json']);
       assert.equal(s1.code, 0, s1.stderr);
-      const r1 = (JSON.parse(s1.stdout) as { recrawl: { scheduled: number; dueNow: number; dueNextDay: number; nextDueAt: string | null } }).recrawl;
+      const r1 = (JSON.parse(s1.stdout) as { recrawl: { scheduled: number; dueNow: number; dueNextDay: number; nextDueAt: string | null } })
+        .recrawl;
       assert.equal(r1.scheduled, PAGES);
       assert.equal(r1.dueNow, 0, JSON.stringify(r1));
       assert.ok(r1.nextDueAt !== null && Date.parse(r1.nextDueAt) > Date.now() + 23 * 3_600_000, JSON.stringify(r1));
@@ -47,9 +57,21 @@ describe('recrawl: --frontier-cap, status, a 304 after a redirect and from a hoo
       const z = await runCli(['crawl', site.url('/p/0'), '--data', zero.path, ...CHANGING_SITE_FLAGS, '--recrawl-after', '0s', ...FAST]);
       assert.equal(z.code, 0, z.stderr);
       const before = Array.from({ length: PAGES }, (_, i) => site.site.count(site.url(`/p/${i}`)));
-      const again = await runCli(['crawl', site.url('/p/0'), '--data', zero.path, ...CHANGING_SITE_FLAGS, '--recrawl-after', '0s', '--frontier-cap', '3', ...FAST]);
+      const again = await runCli([
+        'crawl',
+        site.url('/p/0'),
+        '--data',
+        zero.path,
+        ...CHANGING_SITE_FLAGS,
+        '--recrawl-after',
+        '0s',
+        '--frontier-cap',
+        '3',
+        ...FAST,
+      ]);
       assert.equal(again.code, 0, again.stderr);
-      for (let i = 0; i < PAGES; i++) assert.equal(site.site.count(site.url(`/p/${i}`)), before[i]! + 1, `/p/${i} not revisited exactly once`);
+      for (let i = 0; i < PAGES; i++)
+        assert.equal(site.site.count(site.url(`/p/${i}`)), before[i]! + 1, `/p/${i} not revisited exactly once`);
       const s2 = await runCli(['status', '--data', zero.path]);
       assert.equal(s2.code, 0, s2.stderr);
       assert.match(s2.stdout, new RegExp(`^recrawl +${PAGES} scheduled: ${PAGES} due now`, 'm'));
@@ -65,10 +87,24 @@ describe('recrawl: --frontier-cap, status, a 304 after a redirect and from a hoo
       const first = await runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST]);
       assert.equal(first.code, 0, first.stderr);
       const target = site.url('/p/3');
-      await writeFile(hook, `export function beforeFetch(r) { if (r.url === ${JSON.stringify(target)}) return { action: 'respond', status: 304, body: '' }; }\n`);
+      await writeFile(
+        hook,
+        `export function beforeFetch(r) { if (r.url === ${JSON.stringify(target)}) return { action: 'respond', status: 304, body: '' }; }\n`,
+      );
       const html = await readFile(join(data.path, filesOf(target).html), 'utf8');
       const asked = site.site.count(target);
-      const again = await runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, '--recrawl-after', '0s', '--hook', hook, ...FAST]);
+      const again = await runCli([
+        'crawl',
+        site.url('/p/0'),
+        '--data',
+        data.path,
+        ...CHANGING_SITE_FLAGS,
+        '--recrawl-after',
+        '0s',
+        '--hook',
+        hook,
+        ...FAST,
+      ]);
       assert.equal(again.code, 0, again.stderr);
       assert.equal(site.site.count(target), asked, 'the server was asked although the hook answered');
       const rec = await readJson<LinksRecord>(data.path, filesOf(target).links);
@@ -117,7 +153,10 @@ describe('recrawl: a 304 after a redirect', () => {
       assert.equal(routed.count(routed.url(0, '/r')), 2);
       assert.equal(routed.count(routed.url(0, '/target')), 2, 'the target was not revisited exactly once');
       const target = await readJson<LinksRecord>(data.path, filesOf(routed.url(0, '/target')).links);
-      assert.deepEqual({ status: target.history?.at(-1)?.status, changed: target.history?.at(-1)?.changed }, { status: 304, changed: false });
+      assert.deepEqual(
+        { status: target.history?.at(-1)?.status, changed: target.history?.at(-1)?.changed },
+        { status: 304, changed: false },
+      );
       assert.equal(await readFile(join(data.path, target.html!), 'utf8'), html);
       const r = await readJson<LinksRecord>(data.path, filesOf(routed.url(0, '/r')).links);
       assert.equal(r.status, 301);

@@ -12,7 +12,8 @@ const PAGES = 6;
 describe('recrawl: failing revisits back off, gone pages are retired (docs/recrawl.md)', { timeout: 180_000 }, () => {
   let site: ChangingSite;
   let data: { path: string; cleanup: () => Promise<void> };
-  const crawl = (): ReturnType<typeof runCli> => runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST, '--recrawl-after', '0s']);
+  const crawl = (): ReturnType<typeof runCli> =>
+    runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST, '--recrawl-after', '0s']);
   const errs = (i: number): Promise<ErrsRecord> => readJson<ErrsRecord>(data.path, filesOf(site.url(`/p/${i}`)).errs);
   const count = (i: number): number => site.site.count(site.url(`/p/${i}`));
 
@@ -96,9 +97,20 @@ describe('recrawl with --watch: each page is fetched again when due, the node sl
   });
 
   test('every page is visited a second time, no sooner than --recrawl-after after the first; the schedule is kept', async () => {
-    const node = spawnCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, ...FAST, '--watch', '--recrawl-after', '3s']);
+    const node = spawnCli([
+      'crawl',
+      site.url('/p/0'),
+      '--data',
+      data.path,
+      ...CHANGING_SITE_FLAGS,
+      ...FAST,
+      '--watch',
+      '--recrawl-after',
+      '3s',
+    ]);
     try {
-      const all = (n: number) => (): boolean => Array.from({ length: PAGES }, (_, i) => site.site.count(site.url(`/p/${i}`))).every((c) => c >= n);
+      const all = (n: number) => (): boolean =>
+        Array.from({ length: PAGES }, (_, i) => site.site.count(site.url(`/p/${i}`))).every((c) => c >= n);
       await until(all(2), 60_000);
       assert.equal(node.exitCode, null, 'a watching node exited');
     } finally {
@@ -112,6 +124,8 @@ describe('recrawl with --watch: each page is fetched again when due, the node sl
       assert.ok(h.length >= 2, `/p/${i}: ${JSON.stringify(h)}`);
       for (let k = 1; k < h.length; k++) assert.ok(Date.parse(h[k]!.at) - Date.parse(h[k - 1]!.at) >= 3_000, JSON.stringify(h));
     }
-    assert.ok(existsSync(`${data.path}/schedule/${new URL(site.url('/')).host.replace(':', '+')}.json`) || existsSync(`${data.path}/schedule`));
+    assert.ok(
+      existsSync(`${data.path}/schedule/${new URL(site.url('/')).host.replace(':', '+')}.json`) || existsSync(`${data.path}/schedule`),
+    );
   });
 });

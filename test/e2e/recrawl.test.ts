@@ -37,7 +37,7 @@ describe('recrawl: --recrawl-after with conditional GET (docs/recrawl.md)', () =
     for (let i = 0; i < PAGES; i++) assert.equal(site.site.count(site.url(`/p/${i}`)), 1, `/p/${i} fetched again`);
   });
 
-  test('a second pass over the unchanged site with --recrawl-after 0s costs at most 5% of the first pass\'s body bytes', async () => {
+  test("a second pass over the unchanged site with --recrawl-after 0s costs at most 5% of the first pass's body bytes", async () => {
     const before = site.bodyBytes;
     const r = await crawl(['--recrawl-after', '0s']);
     assert.equal(r.code, 0, r.stderr);

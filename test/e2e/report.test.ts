@@ -13,7 +13,15 @@ import { listFiles } from '../support/data-files.js';
 import { startTestSite } from '../support/test-site.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 /** Where the screenshot is left for a person to look at. */
 const SCREENSHOT = join(dirname(BIN), '..', 'dist', 'test-output', 'report.png');
 
@@ -121,9 +129,13 @@ describe('mountcrawl report', { timeout: 180_000 }, () => {
     );
     // Sorting by a column in the page.
     await page.click('#hosts th[data-key="pages"]');
-    const column = (): Promise<number[]> => page.evaluate<number[]>(`[...document.querySelectorAll('#hosts tbody tr td:nth-child(2)')].map((td) => Number(td.dataset.v))`);
+    const column = (): Promise<number[]> =>
+      page.evaluate<number[]>(`[...document.querySelectorAll('#hosts tbody tr td:nth-child(2)')].map((td) => Number(td.dataset.v))`);
     const asc = await column();
-    assert.deepEqual(asc, [...asc].sort((a, b) => a - b));
+    assert.deepEqual(
+      asc,
+      [...asc].sort((a, b) => a - b),
+    );
     await page.click('#hosts th[data-key="pages"]');
     const desc = await column();
     assert.deepEqual(desc, [...asc].reverse());

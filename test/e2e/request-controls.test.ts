@@ -19,7 +19,13 @@ async function startProxy(): Promise<{ server: Server; url: string; seen: string
     seen.push(req.url ?? '');
     const target = new URL(req.url ?? '');
     const upstream = httpRequest(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: { ...req.headers, 'x-via-test-proxy': '1' } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: req.method,
+        headers: { ...req.headers, 'x-via-test-proxy': '1' },
+      },
       (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
@@ -83,7 +89,19 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
         '',
       ].join('\n'),
     );
-    const r = await runCli(['crawl', site.url(0, '/'), '--data', join(tmp.path, 'd1'), ...FAST, '--header', 'X-Team: crawl', '--header', 'Accept-Language: de', '--cookie-file', cookies]);
+    const r = await runCli([
+      'crawl',
+      site.url(0, '/'),
+      '--data',
+      join(tmp.path, 'd1'),
+      ...FAST,
+      '--header',
+      'X-Team: crawl',
+      '--header',
+      'Accept-Language: de',
+      '--cookie-file',
+      cookies,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const byPath = new Map(received.map((x) => [x.path, x.headers]));
     assert.equal(byPath.get('/')?.['x-team'], 'crawl');
@@ -110,11 +128,27 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
 }
 `,
     );
-    const r = await runCli(['crawl', site.url(0, '/'), '--data', join(tmp.path, 'd6'), ...FAST, '--header', 'X-Team: crawl', '--cookie-file', cookies, '--hook', hook]);
+    const r = await runCli([
+      'crawl',
+      site.url(0, '/'),
+      '--data',
+      join(tmp.path, 'd6'),
+      ...FAST,
+      '--header',
+      'X-Team: crawl',
+      '--cookie-file',
+      cookies,
+      '--hook',
+      hook,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const byPath = new Map(received.map((x) => [x.path, x.headers]));
     for (const path of ['/', '/a', '/private/b']) {
-      assert.deepEqual(JSON.parse(String(byPath.get(path)?.['x-seen'])), { team: 'crawl', cookie: 'session=abc' }, `what the hook saw on ${path}`);
+      assert.deepEqual(
+        JSON.parse(String(byPath.get(path)?.['x-seen'])),
+        { team: 'crawl', cookie: 'session=abc' },
+        `what the hook saw on ${path}`,
+      );
     }
     assert.equal(byPath.get('/')?.['x-team'], 'crawl');
     assert.equal(byPath.get('/')?.cookie, 'session=abc');
@@ -124,13 +158,22 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     // robots.txt is a request like the others (src/request/pipeline.ts): the same steps, the hook's too.
     assert.equal(byPath.get('/robots.txt')?.['x-team'], 'crawl');
     assert.equal(byPath.get('/robots.txt')?.cookie, 'session=abc');
-    assert.deepEqual(JSON.parse(String(byPath.get('/robots.txt')?.['x-seen'])), { team: 'crawl', cookie: 'session=abc' }, 'what the hook saw on /robots.txt');
+    assert.deepEqual(
+      JSON.parse(String(byPath.get('/robots.txt')?.['x-seen'])),
+      { team: 'crawl', cookie: 'session=abc' },
+      'what the hook saw on /robots.txt',
+    );
   });
 
   test('a bad --header or --cookie-file: one line, exit 2', async () => {
     const bad = join(tmp.path, 'bad-cookies.txt');
     await writeFile(bad, 'not a cookie line\n');
-    for (const args of [['--header', 'no colon'], ['--header', 'User-Agent: x'], ['--cookie-file', bad], ['--proxy', 'socks5://127.0.0.1:1']]) {
+    for (const args of [
+      ['--header', 'no colon'],
+      ['--header', 'User-Agent: x'],
+      ['--cookie-file', bad],
+      ['--proxy', 'socks5://127.0.0.1:1'],
+    ]) {
       const r = await runCli(['crawl', site.url(0, '/'), '--data', join(tmp.path, 'd2'), ...FAST, ...args]);
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.stderr.trim(), /^mountcrawl: BAD_OPTION: /);
@@ -152,7 +195,7 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     }
   });
 
-  test('--proxy with an https target: a CONNECT tunnel, and the site\'s certificate still verified', async (t) => {
+  test("--proxy with an https target: a CONNECT tunnel, and the site's certificate still verified", async (t) => {
     const address = '127.0.0.46';
     const tls = selfSignedCertificate(address);
     if (tls === undefined) {
@@ -165,7 +208,17 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
     const proxy = await startProxy();
     try {
       // Untrusted (no CA given): the tunnel is made, the certificate refused, no request goes through it.
-      const strict = await runCli(['crawl', `${host.origin}/`, '--data', join(tmp.path, 'd7'), ...FAST, '--proxy', proxy.url, '--max-attempts', '1']);
+      const strict = await runCli([
+        'crawl',
+        `${host.origin}/`,
+        '--data',
+        join(tmp.path, 'd7'),
+        ...FAST,
+        '--proxy',
+        proxy.url,
+        '--max-attempts',
+        '1',
+      ]);
       assert.equal(strict.code, 5, strict.stderr);
       assert.equal(host.counts.size, 0, 'a request went through over a certificate that failed');
       assert.ok(proxy.seen.includes(`${address}:${new URL(host.origin).port}`), proxy.seen.join(' '));
@@ -180,7 +233,10 @@ describe('request controls: --header, --cookie-file, --proxy', { timeout: 90_000
       assert.equal(host.counts.get('/'), 1);
       assert.equal(host.counts.get('/tls-a.html'), 1);
       assert.ok(proxy.seen.length > 0, 'the proxy saw nothing');
-      assert.ok(proxy.seen.every((x) => x === `${address}:${new URL(host.origin).port}`), `only CONNECT tunnels to the site: ${proxy.seen.join(' ')}`);
+      assert.ok(
+        proxy.seen.every((x) => x === `${address}:${new URL(host.origin).port}`),
+        `only CONNECT tunnels to the site: ${proxy.seen.join(' ')}`,
+      );
     } finally {
       proxy.server.closeAllConnections();
       proxy.server.close();

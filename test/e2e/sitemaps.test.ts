@@ -7,11 +7,13 @@ import { FAST, runCli, tempDir } from '../support/cli.js';
 import { filesOf, readJson } from '../support/data-files.js';
 import { pageRoute, startRoutedSite, type Route } from '../support/routed-site.js';
 
-const xml = (type: string): Route => (_req, res, ctx) => {
-  const body = sitemapBodies.get(ctx.path)!(ctx.host.origin);
-  res.writeHead(200, { 'content-type': type, 'content-length': body.length });
-  res.end(body);
-};
+const xml =
+  (type: string): Route =>
+  (_req, res, ctx) => {
+    const body = sitemapBodies.get(ctx.path)!(ctx.host.origin);
+    res.writeHead(200, { 'content-type': type, 'content-length': body.length });
+    res.end(body);
+  };
 const urlset = (origin: string, entries: readonly [string, string?][]): string =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries
     .map(([p, lastmod]) => `<url><loc>${origin}${p}</loc>${lastmod === undefined ? '' : `<lastmod>${lastmod}</lastmod>`}</url>`)
@@ -73,11 +75,33 @@ describe('sitemaps (docs/sitemaps.md)', () => {
 
   test('--sitemaps: an index with a gzipped child and an Atom feed; URLs only in them are crawled; a malformed --sitemap is one errs record', async () => {
     const data = await tempDir();
-    const paths = ['/sitemap-index.xml', '/sitemap-a.xml.gz', '/sitemap-b.xml', '/bad.xml', '/only-a/1', '/only-a/2', '/only-b/1', '/', '/feed.xml', '/only-feed/1'];
+    const paths = [
+      '/sitemap-index.xml',
+      '/sitemap-a.xml.gz',
+      '/sitemap-b.xml',
+      '/bad.xml',
+      '/only-a/1',
+      '/only-a/2',
+      '/only-b/1',
+      '/',
+      '/feed.xml',
+      '/only-feed/1',
+    ];
     const before = new Map(paths.map((p) => [p, site.count(site.url(0, p))]));
     const fetched = (p: string): number => site.count(site.url(0, p)) - before.get(p)!;
     try {
-      const r = await runCli(['crawl', site.url(0, '/'), '--sitemaps', '--sitemap', site.url(0, '/bad.xml'), '--sitemap', site.url(0, '/feed.xml'), '--data', data.path, ...FAST]);
+      const r = await runCli([
+        'crawl',
+        site.url(0, '/'),
+        '--sitemaps',
+        '--sitemap',
+        site.url(0, '/bad.xml'),
+        '--sitemap',
+        site.url(0, '/feed.xml'),
+        '--data',
+        data.path,
+        ...FAST,
+      ]);
       assert.ok(r.code === 0 || r.code === 5, `exit ${r.code}: ${r.stderr}`);
       assert.doesNotMatch(r.stderr, /INTERNAL/);
       for (const p of paths) assert.equal(fetched(p), 1, `${p} fetched ${fetched(p)} times`);

@@ -20,7 +20,10 @@ const PER_HOST = 2;
  * caches, docs/architecture.md, "Tests"), crawl one site together.
  */
 /** A generated site and a pair of sshfs mounts for the tests of one describe block, stopped after them. */
-function siteAndPair(options: Parameters<typeof startGeneratedSite>[0]): { site: () => LoopbackSite; pair: () => SshfsPair | { skip: string } } {
+function siteAndPair(options: Parameters<typeof startGeneratedSite>[0]): {
+  site: () => LoopbackSite;
+  pair: () => SshfsPair | { skip: string };
+} {
   let site: LoopbackSite;
   let pair: SshfsPair | { skip: string };
   before(async () => {
@@ -68,7 +71,10 @@ describe('two nodes on two sshfs mounts of one export', { timeout: 180_000 }, ()
       }
     }
     assert.deepEqual(await tempFiles(data), []);
-    assert.deepEqual([...files].filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/')), []);
+    assert.deepEqual(
+      [...files].filter((f) => f.startsWith('hosts/') || f.startsWith('nodes/')),
+      [],
+    );
   });
 });
 

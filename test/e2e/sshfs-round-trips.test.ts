@@ -55,7 +55,9 @@ describe('round trips of a page on sshfs (docs/protocol.md, "Round trips on a ne
     through.close();
     await new Promise((r) => setTimeout(r, 100)); // the descriptors' close calls, before the unmount
     const perPage = (ops: Record<string, number>, op: string): number => (ops[op] ?? 0) / PAGES;
-    t.diagnostic(`SFTP requests per page (two atomic writes): by path ${perPage(a, 'all')} (LSTAT ${perPage(a, 'LSTAT')}), through open directories ${perPage(b, 'all')} (LSTAT ${perPage(b, 'LSTAT')})`);
+    t.diagnostic(
+      `SFTP requests per page (two atomic writes): by path ${perPage(a, 'all')} (LSTAT ${perPage(a, 'LSTAT')}), through open directories ${perPage(b, 'all')} (LSTAT ${perPage(b, 'LSTAT')})`,
+    );
     assert.ok(perPage(b, 'all') <= 20, `through open directories: ${perPage(b, 'all')} requests per page`);
     assert.ok(perPage(b, 'all') <= perPage(a, 'all') - 12, `by path ${perPage(a, 'all')}, through ${perPage(b, 'all')}`);
     // The same files: every page's html file and links record, no temporary file.
@@ -63,7 +65,8 @@ describe('round trips of a page on sshfs (docs/protocol.md, "Round trips on a ne
     const names = (kind: 'html' | 'links') => readdir(join(exported, kind, HOST));
     assert.equal((await names('html')).length, 4 * PAGES);
     assert.equal((await names('links')).length, 4 * PAGES);
-    for (const kind of ['html', 'links'] as const) for (const n of await names(kind)) assert.ok(!n.startsWith('.'), `${kind}/${n}: a temporary file left`);
+    for (const kind of ['html', 'links'] as const)
+      for (const n of await names(kind)) assert.ok(!n.startsWith('.'), `${kind}/${n}: a temporary file left`);
     const key = urlKey(`http://${HOST}/handle-0`);
     assert.equal(await readFile(join(exported, 'html', HOST, `${key}.html`), 'utf8'), '<p>page</p>');
   });

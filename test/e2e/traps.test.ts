@@ -51,10 +51,9 @@ describe('crawler traps', () => {
   before(async () => {
     site = await startRoutedSite([TRAPS]);
     data = await tempDir();
-    run = await runCli(
-      ['crawl', site.url(0, '/'), '--data', data.path, ...FAST, '--max-depth', '8', '--max-pages-per-pattern', '5'],
-      { timeoutMs: 20_000 },
-    );
+    run = await runCli(['crawl', site.url(0, '/'), '--data', data.path, ...FAST, '--max-depth', '8', '--max-pages-per-pattern', '5'], {
+      timeoutMs: 20_000,
+    });
   });
   after(async () => {
     await site?.close();

@@ -22,8 +22,15 @@ describe('politeness you can see', { timeout: 60_000 }, () => {
     try {
       const r = await runCli(['crawl', site.url(0, '/'), '--data', data.path, ...TALKATIVE, '--delay', '150']);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /^mountcrawl: politeness: one request start per host every 150 ms \(--delay\), up to 2 in flight \(--per-host\): at most 6\.67 pages\/s from each host/m);
-      assert.match(r.stderr, /^rate limited by politeness: requests waited for the per-host delay \(--delay\) \d+ times \(--delay 0 lifts it/m, r.stderr);
+      assert.match(
+        r.stderr,
+        /^mountcrawl: politeness: one request start per host every 150 ms \(--delay\), up to 2 in flight \(--per-host\): at most 6\.67 pages\/s from each host/m,
+      );
+      assert.match(
+        r.stderr,
+        /^rate limited by politeness: requests waited for the per-host delay \(--delay\) \d+ times \(--delay 0 lifts it/m,
+        r.stderr,
+      );
     } finally {
       await data.cleanup();
     }
@@ -46,7 +53,10 @@ describe('politeness you can see', { timeout: 60_000 }, () => {
     try {
       const node = spawnCli(['crawl', site.url(0, '/'), '--data', data.path, '--watch', ...TALKATIVE]);
       const end = Date.now() + 30_000;
-      while (!/nothing to do: waiting for seeds \(add some with `mountcrawl seed URL --data /.test(node.stderrSoFar()) && Date.now() < end) {
+      while (
+        !/nothing to do: waiting for seeds \(add some with `mountcrawl seed URL --data /.test(node.stderrSoFar()) &&
+        Date.now() < end
+      ) {
         await new Promise((r) => setTimeout(r, 50));
       }
       node.kill('SIGTERM');
@@ -126,9 +136,15 @@ describe('totals that add up under --processes', { timeout: 90_000 }, () => {
       // fetched something: then no node is idle and no line may claim one is.
       assert.equal(lines.length, empty.length === 0 ? 0 : 1, r.stderr);
       if (empty.length > 0) {
-        const m = /^mountcrawl: ((?:node \d(?:, )?)+) fetched nothing: owned no host: rendezvous hashing gave the only host to another node/.exec(lines[0]!);
+        const m =
+          /^mountcrawl: ((?:node \d(?:, )?)+) fetched nothing: owned no host: rendezvous hashing gave the only host to another node/.exec(
+            lines[0]!,
+          );
         assert.ok(m, lines[0]);
-        const named = m[1]!.split(', ').map((n) => Number(n.slice(5))).sort();
+        const named = m[1]!
+          .split(', ')
+          .map((n) => Number(n.slice(5)))
+          .sort();
         assert.deepEqual(named, empty, r.stderr);
       }
       assert.match(r.stderr, /data directory: 6 pages of 1 hosts, 0 errors/);

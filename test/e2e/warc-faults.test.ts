@@ -16,7 +16,17 @@ async function linksCount(data: string): Promise<number> {
 describe('--warc on a failing data directory', { timeout: 180_000 }, () => {
   const rig = useFaultRig({ hosts: HOSTS, pagesPerHost: PAGES });
 
-  const crawl = (...extra: string[]): string[] => ['crawl', ...rig.seeds, '--data', rig.data, '--warc', '--per-host', '2', ...FAST, ...extra];
+  const crawl = (...extra: string[]): string[] => [
+    'crawl',
+    ...rig.seeds,
+    '--data',
+    rig.data,
+    '--warc',
+    '--per-host',
+    '2',
+    ...FAST,
+    ...extra,
+  ];
 
   test('a full disk stops capture like html writes: one clear line, exit 4; what is there reads; a rerun with room completes', async (t) => {
     if (rig.skip) return t.skip(rig.skip);

@@ -22,7 +22,8 @@ describe('crawl --warc --recrawl-after: a 304 is a revisit record (docs/warc.md)
   before(async () => {
     site = await ChangingSite.start(PAGES);
     data = await tempDir();
-    const crawl = (extra: string[]): ReturnType<typeof runCli> => runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, '--warc', ...FAST, ...extra]);
+    const crawl = (extra: string[]): ReturnType<typeof runCli> =>
+      runCli(['crawl', site.url('/p/0'), '--data', data.path, ...CHANGING_SITE_FLAGS, '--warc', ...FAST, ...extra]);
     const first = await crawl([]);
     assert.equal(first.code, 0, first.stderr);
     const second = await crawl(['--recrawl-after', '0s']);
@@ -44,14 +45,20 @@ describe('crawl --warc --recrawl-after: a 304 is a revisit record (docs/warc.md)
       // The capture confirmed: a response of the same URL whose WARC-Date is exactly the
       // revisit's WARC-Refers-To-Date (WARC 1.1, 5.13; wabac.js looks it up to the millisecond).
       const original = set.responses.find(
-        (r) => r.headers.get('warc-type') === 'response' && r.headers.get('warc-target-uri') === url && r.headers.get('warc-date') === v.headers.get('warc-refers-to-date'),
+        (r) =>
+          r.headers.get('warc-type') === 'response' &&
+          r.headers.get('warc-target-uri') === url &&
+          r.headers.get('warc-date') === v.headers.get('warc-refers-to-date'),
       );
       assert.ok(original !== undefined, `${url}: no response record of WARC-Date ${v.headers.get('warc-refers-to-date')}`);
       assert.match(original.http!.firstLine, /^HTTP\/1\.1 200 /);
       assert.ok(refersTo <= Date.parse(v.headers.get('warc-date')!));
       const request = set.requests.find((q) => q.headers.get('warc-concurrent-to') === v.headers.get('warc-record-id'));
       assert.ok(request !== undefined, `${url}: no request record`);
-      assert.ok(request.http!.headers.some(([k]) => /^if-(none-match|modified-since)$/i.test(k)), 'the request was conditional');
+      assert.ok(
+        request.http!.headers.some(([k]) => /^if-(none-match|modified-since)$/i.test(k)),
+        'the request was conditional',
+      );
     }
   });
 
@@ -74,7 +81,12 @@ describe('crawl --warc --recrawl-after: a 304 is a revisit record (docs/warc.md)
       assert.ok(line !== undefined, `${url}: the revisit's index line`);
       // No HTTP head: not a 3xx (replayed as an empty redirect), and the original's head is replayed.
       assert.equal(v.block.length, 0);
-      const at = Number(v.headers.get('warc-refers-to-date')!.replace(/[^0-9]/g, '').slice(0, 14));
+      const at = Number(
+        v.headers
+          .get('warc-refers-to-date')!
+          .replace(/[^0-9]/g, '')
+          .slice(0, 14),
+      );
       const key = surt(v.headers.get('warc-refers-to-target-uri')!);
       const [original] = index
         .filter((l) => l.key === key && l.mime !== 'warc/revisit' && (line.digest === undefined || l.digest === line.digest))
@@ -109,7 +121,11 @@ describe('crawl --warc --recrawl-after: a 304 is a revisit record (docs/warc.md)
       }
       const theirs = execFileSync(process.execPath, [cli, 'cdx-index', join(warcDir(), name)], { encoding: 'utf8' });
       const ours = await readFile(join(warcDir(), name.replace(/\.warc\.gz$/, '.cdxj')), 'utf8');
-      const lines = (t: string): string[] => t.split('\n').filter((l) => l !== '').sort();
+      const lines = (t: string): string[] =>
+        t
+          .split('\n')
+          .filter((l) => l !== '')
+          .sort();
       // But for the key (docs/warc.md): the SURT pywb computes, not warcio.js's.
       const parsed = (t: string, theirs: boolean): string[] =>
         lines(t)

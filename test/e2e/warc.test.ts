@@ -82,7 +82,12 @@ describe('crawl --warc', () => {
         const j = JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>;
         return `${surt(j.url)} ${l.split(' ')[1]} ${j.url} ${j.status} ${j.mime} ${j.digest} ${j.offset} ${j.length}`;
       };
-      const lines = (t: string): string[] => t.split('\n').filter((l) => l !== '').map(key).sort();
+      const lines = (t: string): string[] =>
+        t
+          .split('\n')
+          .filter((l) => l !== '')
+          .map(key)
+          .sort();
       assert.deepEqual(lines(ours), lines(theirs));
       for (const l of ours.split('\n').filter((x) => x !== '')) {
         const j = JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>;
@@ -96,7 +101,21 @@ describe('crawl --warc', () => {
     const work = await tempDir();
     try {
       // Exit code 8: some answers were errors (the 404s), as expected.
-      const code = await execFileAsync('/usr/bin/wget', ['--recursive', '--level=inf', '--quiet', '--warc-file=site', '--no-warc-keep-log', '--delete-after', '--no-directories', site.url(0, '/'), site.url(1, '/')], { cwd: work.path }).then(
+      const code = await execFileAsync(
+        '/usr/bin/wget',
+        [
+          '--recursive',
+          '--level=inf',
+          '--quiet',
+          '--warc-file=site',
+          '--no-warc-keep-log',
+          '--delete-after',
+          '--no-directories',
+          site.url(0, '/'),
+          site.url(1, '/'),
+        ],
+        { cwd: work.path },
+      ).then(
         () => 0,
         (err: { code?: number }) => err.code,
       );
@@ -109,11 +128,17 @@ describe('crawl --warc', () => {
       const ours = responsePairs(await checkWarcDir(join(data.path, 'warc')));
       const h0 = (p: string): string => site.url(0, p);
       // What differs, and why: each is a choice of mountcrawl's (docs/url-keys.md, docs/errors.md) or a limit of wget's.
-      assert.deepEqual([...theirs].filter((p) => !ours.has(p)).map((p) => p.slice(0, 60)).sort(), [
-        `${h0('/%93%FA%96%7B%8C%EA.html')} 404`, // wget ignores <meta charset="Shift_JIS">: it escapes the raw bytes
-        `${h0('/a.html?sid=12345')} 404`, // mountcrawl strips session parameters
-        `${h0('/very-long?q=')}${'x'.repeat(60 - h0('/very-long?q=').length)}`, // longer than --max-url-length
-      ]);
+      assert.deepEqual(
+        [...theirs]
+          .filter((p) => !ours.has(p))
+          .map((p) => p.slice(0, 60))
+          .sort(),
+        [
+          `${h0('/%93%FA%96%7B%8C%EA.html')} 404`, // wget ignores <meta charset="Shift_JIS">: it escapes the raw bytes
+          `${h0('/a.html?sid=12345')} 404`, // mountcrawl strips session parameters
+          `${h0('/very-long?q=')}${'x'.repeat(60 - h0('/very-long?q=').length)}`, // longer than --max-url-length
+        ],
+      );
       assert.deepEqual([...ours].filter((p) => !theirs.has(p)).sort(), [
         `${h0('/%E6%97%A5%E6%9C%AC%E8%AA%9E.html')} 200`, // the Shift_JIS link, decoded and UTF-8 escaped
         `${h0('/from-gzip.html')} 200`, // wget does not read links in a gzip-encoded page
@@ -127,7 +152,10 @@ describe('crawl --warc', () => {
     const set = await checkWarcDir(join(data.path, 'warc'));
     const r = set.responses.find((x) => x.headers.get('warc-target-uri') === site.url(0, '/gzip.html'))!;
     assert.ok(r.http!.payload.toString().includes('<h1>gzip</h1>'));
-    assert.ok(r.http!.headers.some(([k, v]) => k === 'X-Archive-Orig-content-encoding' && v === 'gzip'), JSON.stringify(r.http!.headers));
+    assert.ok(
+      r.http!.headers.some(([k, v]) => k === 'X-Archive-Orig-content-encoding' && v === 'gzip'),
+      JSON.stringify(r.http!.headers),
+    );
     const html = await readFile(join(data.path, 'html', (await listFiles(join(data.path, 'html')))[0]!)).catch(() => undefined);
     assert.ok(html !== undefined);
   });
@@ -218,7 +246,23 @@ describe('crawl --warc: a file left open by a node that died on another machine'
     // ws9 died on another machine: its record stays, its counter never moves again.
     // ws8 runs on another machine: the test beats for it.
     const record = (id: string, counter: number): string =>
-      JSON.stringify({ id, counter, state: 'crawling', idleEpoch: 0, ...FAR, heartbeatMs: 100, startedAt: '', updatedAt: '', round: 0, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 });
+      JSON.stringify({
+        id,
+        counter,
+        state: 'crawling',
+        idleEpoch: 0,
+        ...FAR,
+        heartbeatMs: 100,
+        startedAt: '',
+        updatedAt: '',
+        round: 0,
+        hostsOwned: 0,
+        pages: 0,
+        errors: 0,
+        queued: 0,
+        inFlight: 0,
+        rate: 0,
+      });
     await writeFile(join(data.path, 'nodes', 'ws9.json'), record('ws9', 7));
     let counter = 0;
     let beating = true;
@@ -252,6 +296,6 @@ describe('crawl --warc: a file left open by a node that died on another machine'
     const names = await readdir(warcDir);
     for (const n of names.filter((x) => x.includes('-ws8-'))) await rm(join(warcDir, n));
     const set = await checkWarcDir(warcDir);
-    assert.ok(set.files.length >= 2, 'the repaired file and the node\'s own');
+    assert.ok(set.files.length >= 2, "the repaired file and the node's own");
   });
 });

@@ -51,7 +51,8 @@ export class FakeClock implements Clock {
     const end = this.#mono + ms;
     for (;;) {
       let next: FakeTimer | undefined;
-      for (const t of this.#timers) if (t.at <= end && (next === undefined || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
+      for (const t of this.#timers)
+        if (t.at <= end && (next === undefined || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
       if (next === undefined) break;
       this.#timers.delete(next);
       this.#step(next.at - this.#mono);

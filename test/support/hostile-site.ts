@@ -6,16 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { LoopbackSite } from '../../src/site/site-server.js';
-import {
-  page,
-  pageRoute,
-  redirectRoute,
-  sendHtml,
-  sleep,
-  startRoutedSite,
-  type HostRoutes,
-  type Route,
-} from './routed-site.js';
+import { page, pageRoute, redirectRoute, sendHtml, sleep, startRoutedSite, type HostRoutes, type Route } from './routed-site.js';
 
 /**
  * The hostile part of the suite's site (docs/architecture.md, "Tests"): responses the real web sends that a
@@ -118,7 +109,7 @@ export const LATIN1_PAGE = Buffer.concat([
 
 /** Tag soup: unclosed tags, unquoted and single-quoted attributes, upper case, newlines in a tag. */
 export const MALFORMED_PAGE =
-  '<html><body><div><p>one <a href=/mal/1.html>one<a href=\'/mal/2.html\'>two<b><a href=/mal/3.html class=x>three' +
+  "<html><body><div><p>one <a href=/mal/1.html>one<a href='/mal/2.html'>two<b><a href=/mal/3.html class=x>three" +
   '</div></span><table><tr><td><a\nhref="/mal/4.html"\n>four<p><A HREF=/mal/5.html>five<li>six';
 
 /** Declares more bytes than it sends, then closes the connection. */
@@ -211,9 +202,23 @@ export function selfSignedCertificate(address: string): { key: Buffer; cert: Buf
     execFileSync(
       'openssl',
       [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2',
-        '-subj', `/CN=${address}`, '-addext', `subjectAltName=IP:${address}`,
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${address}`,
+        '-addext',
+        `subjectAltName=IP:${address}`,
       ],
       { stdio: 'ignore' },
     );
@@ -234,7 +239,11 @@ export interface HttpsHost {
 }
 
 /** Starts an https server on `address` (port 0) serving `routes`. */
-export async function startHttpsHost(address: string, tls: { key: Buffer; cert: Buffer }, routes: Record<string, string[]>): Promise<HttpsHost> {
+export async function startHttpsHost(
+  address: string,
+  tls: { key: Buffer; cert: Buffer },
+  routes: Record<string, string[]>,
+): Promise<HttpsHost> {
   const counts = new Map<string, number>();
   const sockets = new Set<Socket>();
   const server = createHttpsServer(tls, (req, res) => {

@@ -12,7 +12,10 @@ type Cb = (...args: unknown[]) => void;
  * and removed once the mount lets go of it: no litter after a fault.
  */
 export async function leavesNoLitter(dir: string, owner: string, failing: () => Promise<void>): Promise<void> {
-  const restoreUnlink = hookFs<(p: string, cb: Cb) => void>('unlink', () => (_p, cb) => cb(Object.assign(new Error('EIO: i/o error, unlink'), { code: 'EIO' })));
+  const restoreUnlink = hookFs<(p: string, cb: Cb) => void>(
+    'unlink',
+    () => (_p, cb) => cb(Object.assign(new Error('EIO: i/o error, unlink'), { code: 'EIO' })),
+  );
   try {
     await failing();
     assert.equal(await removeLeftTemps(), 1, 'still failing: still there');

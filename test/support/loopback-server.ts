@@ -14,9 +14,7 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-export async function startLoopbackServer(
-  handle: (req: IncomingMessage, res: ServerResponse) => unknown,
-): Promise<LoopbackServer> {
+export async function startLoopbackServer(handle: (req: IncomingMessage, res: ServerResponse) => unknown): Promise<LoopbackServer> {
   const requests: IncomingMessage[] = [];
   let connections = 0;
   const server: Server = createServer((req, res) => {

@@ -38,13 +38,20 @@ export function parseRecord(data: Buffer, offset: number, length: number): Parse
   const headers = new Map(parseFields(lines.slice(1).join('\r\n')).map(([k, v]) => [k.toLowerCase(), v] as [string, string]));
   const n = Number(headers.get('content-length'));
   const block = data.subarray(headEnd + 4, headEnd + 4 + n);
-  if (block.length !== n || data.length !== headEnd + 4 + n + 4 || data.subarray(headEnd + 4 + n).toString() !== '\r\n\r\n') return undefined;
+  if (block.length !== n || data.length !== headEnd + 4 + n + 4 || data.subarray(headEnd + 4 + n).toString() !== '\r\n\r\n')
+    return undefined;
   const type = headers.get('warc-type');
   // A revisit that stands for a capture has an empty block: no HTTP head.
   if (type === 'response' || type === 'request' || (type === 'revisit' && block.length > 0)) {
     const h = block.indexOf('\r\n\r\n');
     const head = block.subarray(0, h).toString('latin1').split('\r\n');
-    return { offset, length, headers, block, http: { firstLine: head[0]!, headers: parseFields(head.slice(1).join('\r\n')), payload: block.subarray(h + 4) } };
+    return {
+      offset,
+      length,
+      headers,
+      block,
+      http: { firstLine: head[0]!, headers: parseFields(head.slice(1).join('\r\n')), payload: block.subarray(h + 4) },
+    };
   }
   return { offset, length, headers, block };
 }
@@ -52,7 +59,8 @@ export function parseRecord(data: Buffer, offset: number, length: number): Parse
 /** The records of a file, and the bytes after the last whole one (a torn tail). */
 export function parseWarcFile(buf: Buffer): { records: ParsedRecord[]; tail: number } {
   const starts: number[] = [];
-  for (let i = buf.indexOf(Buffer.from([0x1f, 0x8b, 0x08])); i >= 0; i = buf.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), i + 1)) starts.push(i);
+  for (let i = buf.indexOf(Buffer.from([0x1f, 0x8b, 0x08])); i >= 0; i = buf.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), i + 1))
+    starts.push(i);
   starts.push(buf.length);
   const records: ParsedRecord[] = [];
   let at = 0;
@@ -98,7 +106,12 @@ export interface WarcSet {
 export async function checkWarcDir(warcDir: string, options: { allowOpen?: boolean; allowTail?: boolean } = {}): Promise<WarcSet> {
   const names = (await readdir(warcDir)).filter((n) => !n.startsWith('.')).sort();
   const files = names.filter((n) => /\.warc\.gz(\.open)?$/.test(n));
-  if (!options.allowOpen) assert.deepEqual(files.filter((f) => f.endsWith('.open')), [], 'files left open');
+  if (!options.allowOpen)
+    assert.deepEqual(
+      files.filter((f) => f.endsWith('.open')),
+      [],
+      'files left open',
+    );
   const set: WarcSet = { files, responses: [], revisits: [], requests: [], all: [] };
   for (const name of files) {
     const buf = await readFile(join(warcDir, name));

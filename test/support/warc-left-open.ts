@@ -48,4 +48,3 @@ export async function leftOpen(dir: string, node: string, seq: number): Promise<
   await writeFile(join(dir, name.replace(/\.warc\.gz$/, '.cdxj')), cdx);
   return name;
 }
-

@@ -103,7 +103,13 @@ export class Admission {
     // first, so that its record is written as it is found, not all of them after the last
     // page (breadth first, they are a level deeper than the page that links to them).
     const disallowed = host.robots !== undefined && !host.robots.isAllowed(url);
-    const item = { url, key: c.key, depth, ...(priority === undefined ? {} : { priority }), ...(referrer === undefined ? {} : { referrer }) };
+    const item = {
+      url,
+      key: c.key,
+      depth,
+      ...(priority === undefined ? {} : { priority }),
+      ...(referrer === undefined ? {} : { referrer }),
+    };
     frontier.enqueue(host, item, disallowed);
     return 'queued';
   }

@@ -41,7 +41,11 @@ describe('npm run bench, stopped while a crawler runs', { skip: process.platform
       bench.kill('SIGTERM');
       assert.equal(await exited, 143, stderr);
       await until(() => crawlers().length === 0, 5_000).catch(() => assert.fail(`still running: ${crawlers().join(', ')}`));
-      assert.deepEqual((await readdir(work)).filter((f) => f.startsWith('mountcrawl-bench-')), [], 'the work directory is gone');
+      assert.deepEqual(
+        (await readdir(work)).filter((f) => f.startsWith('mountcrawl-bench-')),
+        [],
+        'the work directory is gone',
+      );
       assert.match(stderr, /SIGTERM: stopping the process under measure/);
     } finally {
       await rm(work, { recursive: true, force: true });

@@ -46,32 +46,32 @@ describe('bench site pages', () => {
   });
 
   for (const pages of ['standard', 'mixed'] as const) {
-  test(`every link resolves to a page of the site, a disallowed path, an external host, or is not http (${pages})`, () => {
-    const s = { ...shape(3, 60), pages };
-    const origins = new Map(s.hosts.map((h) => [h.origin, h.index]));
-    const paths = new Set(Array.from({ length: 60 }, (_, i) => pagePath(i)));
-    const kinds = { page: 0, disallowed: 0, external: 0, other: 0, fragment: 0 };
-    for (let h = 0; h < 3; h++) {
-      for (let i = 0; i < 60; i++) {
-        const base = `${s.hosts[h]!.origin}${pagePath(i)}`;
-        for (const href of hrefs(generatePage(s, h, i).body)) {
-          if (href.includes('#')) kinds.fragment++;
-          const u = new URL(href, base);
-          if (u.protocol !== 'http:') kinds.other++;
-          else if (s.external.includes(u.origin)) kinds.external++;
-          else {
-            assert.ok(origins.has(u.origin), `${href} on ${base} leaves the site`);
-            if (DISALLOWED_PREFIXES.some((p) => u.pathname.startsWith(p))) kinds.disallowed++;
+    test(`every link resolves to a page of the site, a disallowed path, an external host, or is not http (${pages})`, () => {
+      const s = { ...shape(3, 60), pages };
+      const origins = new Map(s.hosts.map((h) => [h.origin, h.index]));
+      const paths = new Set(Array.from({ length: 60 }, (_, i) => pagePath(i)));
+      const kinds = { page: 0, disallowed: 0, external: 0, other: 0, fragment: 0 };
+      for (let h = 0; h < 3; h++) {
+        for (let i = 0; i < 60; i++) {
+          const base = `${s.hosts[h]!.origin}${pagePath(i)}`;
+          for (const href of hrefs(generatePage(s, h, i).body)) {
+            if (href.includes('#')) kinds.fragment++;
+            const u = new URL(href, base);
+            if (u.protocol !== 'http:') kinds.other++;
+            else if (s.external.includes(u.origin)) kinds.external++;
             else {
-              assert.ok(paths.has(u.pathname) && u.search === '', `${href} on ${base} resolves to ${u.href}, not a page`);
-              kinds.page++;
+              assert.ok(origins.has(u.origin), `${href} on ${base} leaves the site`);
+              if (DISALLOWED_PREFIXES.some((p) => u.pathname.startsWith(p))) kinds.disallowed++;
+              else {
+                assert.ok(paths.has(u.pathname) && u.search === '', `${href} on ${base} resolves to ${u.href}, not a page`);
+                kinds.page++;
+              }
             }
           }
         }
       }
-    }
-    for (const [k, n] of Object.entries(kinds)) assert.ok(n > 0, `no ${k} links`);
-  });
+      for (const [k, n] of Object.entries(kinds)) assert.ok(n > 0, `no ${k} links`);
+    });
   }
 
   test('every page is reachable from its host home page; pages are about 30 KB with about 40 links', () => {
@@ -167,7 +167,10 @@ describe('npm run bench, smoke test on a tiny site', () => {
       const r = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as ScenarioResult;
       assert.equal(r.scenario.latencyMs, 0);
       assert.equal(r.site.pages, 20);
-      assert.deepEqual(r.peers.map((p) => p.name), ['baseline', 'mountcrawl', 'wget']);
+      assert.deepEqual(
+        r.peers.map((p) => p.name),
+        ['baseline', 'mountcrawl', 'wget'],
+      );
       for (const p of r.peers) {
         if (p.skipped !== undefined) {
           assert.equal(p.name, 'wget', `${p.name} skipped: ${p.skipped}`);
@@ -200,8 +203,14 @@ describe('npm run bench, smoke test on a tiny site', () => {
         assert.equal(p.externalFetches, 0, `${p.name} reached hosts outside the site`);
       }
       const m = r.peers.find((p) => p.name === 'mountcrawl')!;
-      assert.deepEqual(m.processes!.map((x) => x.role), ['supervisor', 'node 1', 'node 2']);
-      assert.ok(m.processes!.every((x) => x.unread !== true && x.peakRssMb > 0), JSON.stringify(m.processes));
+      assert.deepEqual(
+        m.processes!.map((x) => x.role),
+        ['supervisor', 'node 1', 'node 2'],
+      );
+      assert.ok(
+        m.processes!.every((x) => x.unread !== true && x.peakRssMb > 0),
+        JSON.stringify(m.processes),
+      );
       assert.equal(m.robotsTxtFetches, 2);
       assert.equal(m.duplicateFetches, 0);
       assert.ok(m.maxInFlightPerHost! <= 8);

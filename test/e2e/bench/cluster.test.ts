@@ -14,7 +14,10 @@ const CLUSTER = fileURLToPath(new URL('../../../bench/cluster.js', import.meta.u
  * site with N = 1 and 2: asserts what was counted, never how fast.
  */
 /** Runs the bench with `args` (and a results directory of its own); skips the test when it cannot run here (never in CI). */
-async function runBench(t: TestContext, args: readonly string[]): Promise<{ rows: ClusterRow[]; stdout: string; stderr: string } | undefined> {
+async function runBench(
+  t: TestContext,
+  args: readonly string[],
+): Promise<{ rows: ClusterRow[]; stdout: string; stderr: string } | undefined> {
   const results = await mkdtemp(join(tmpdir(), 'mountcrawl-cluster-test-'));
   t.after(() => rm(results, { recursive: true, force: true }));
   const child = spawn(process.execPath, [CLUSTER, ...args, '--results', results], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -42,7 +45,10 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
     if (run === undefined) return;
     const { rows, stdout, stderr } = run;
     assert.match(stdout, /^\| N \| run \| wall s \| pages\/s \| speedup/m);
-    assert.match(stdout, /^\| N \| run \| first request s \| last request s \| wall s \| pages per node \| exits, s \| partition bound \|$/m);
+    assert.match(
+      stdout,
+      /^\| N \| run \| first request s \| last request s \| wall s \| pages per node \| exits, s \| partition bound \|$/m,
+    );
     assert.deepEqual(
       rows.map((r) => r.nodes),
       [1, 2],
@@ -77,19 +83,40 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
 
   test("n1's link cut for longer than --dead-after: n2 takes its hosts over, n1 fences itself and rejoins; nothing lost, duplicates only what n1 had fetched", async (t) => {
     // n1 holds about half of 12 hosts of 60 pages (100 ms each, --per-host 1): still crawling at the cut.
-    const args = ['--nodes', '2', '--hosts', '12', '--pages', '60', '--latency', '100', '--fault', 'cut', '--fault-at', '3', '--fault-for', '6'];
+    const args = [
+      '--nodes',
+      '2',
+      '--hosts',
+      '12',
+      '--pages',
+      '60',
+      '--latency',
+      '100',
+      '--fault',
+      'cut',
+      '--fault-at',
+      '3',
+      '--fault-for',
+      '6',
+    ];
     const run = await runBench(t, [...args, '--node-args=--heartbeat 200 --dead-after 2000']);
     if (run === undefined) return;
     const [r] = run.rows;
     assert.ok(r !== undefined && r.fault !== undefined, run.stderr);
     const [n1, n2] = r.perNode;
-    assert.deepEqual(r.perNode.map((n) => n.exitCode), [0, 0]);
+    assert.deepEqual(
+      r.perNode.map((n) => n.exitCode),
+      [0, 0],
+    );
     assert.equal(r.coverage, 1, 'every page fetched');
     // Every page is on the mount (the data, not what the nodes believe: a write whose reply the
     // cut lost is counted by no node, though it landed and its page is not fetched again).
     assert.equal(r.fault.linksRecords, 12 * 60, 'every page written');
     const counted = r.perNode.reduce((a, n) => a + n.pages, 0);
-    assert.ok(counted <= 12 * 60 && counted >= 12 * 60 - n1!.leftToNewOwner, `${counted} pages counted by the nodes, n1 left ${n1!.leftToNewOwner}`);
+    assert.ok(
+      counted <= 12 * 60 && counted >= 12 * 60 - n1!.leftToNewOwner,
+      `${counted} pages counted by the nodes, n1 left ${n1!.leftToNewOwner}`,
+    );
     assert.ok(r.fault.n1Hosts > 0, 'n1 held hosts at the cut');
     assert.ok((n2!.events.tookOver ?? 0) > 0, `n2 took no host over: ${JSON.stringify(n2!.events)}`);
     assert.ok((n1!.events.lostLease ?? 0) > 0, `n1 found no lease lost: ${JSON.stringify(n1!.events)}`);
@@ -97,7 +124,10 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
     // What n1 fetched and could not write is bounded by its requests in flight (--concurrency 4).
     assert.ok(n1!.leftToNewOwner <= 4, `n1 left ${n1!.leftToNewOwner} fetched pages`);
     // A duplicate is a page n1 fetched and left, or a robots.txt of one of its hosts.
-    assert.ok(r.duplicateFetches <= n1!.leftToNewOwner + r.fault.n1Hosts, `${r.duplicateFetches} duplicates, n1 left ${n1!.leftToNewOwner}`);
+    assert.ok(
+      r.duplicateFetches <= n1!.leftToNewOwner + r.fault.n1Hosts,
+      `${r.duplicateFetches} duplicates, n1 left ${n1!.leftToNewOwner}`,
+    );
     assert.equal(r.fault.tempFilesLeft, 0);
   });
 });

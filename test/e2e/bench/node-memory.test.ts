@@ -7,13 +7,17 @@ import { haveGnuTime } from '../../../bench/measure.js';
 const BENCH = fileURLToPath(new URL('../../../bench/node-memory.js', import.meta.url));
 
 describe('npm run bench:node-memory, smoke test on 2,000 records', () => {
-  test('the node resumes on the records: it knows every recorded URL (fetches only robots.txt and the seeds) and its peak RSS is read', { timeout: 60_000 }, async (t) => {
+  test('the node resumes on the records: it knows every recorded URL (fetches only robots.txt and the seeds) and its peak RSS is read', {
+    timeout: 60_000,
+  }, async (t) => {
     if (!haveGnuTime()) {
       if (process.env.CI !== undefined) assert.fail('GNU time (/usr/bin/time) is missing in CI: .ci/run installs it');
       t.skip('GNU time (/usr/bin/time) is not installed');
       return;
     }
-    const child = spawn(process.execPath, [BENCH, '--records', '2000', '--hosts', '4', '--links', '10'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BENCH, '--records', '2000', '--hosts', '4', '--links', '10'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));

@@ -9,7 +9,13 @@ test('closeHostNames: the directory of a host typed without its port first, then
   assert.deepEqual(closeHostNames('example', known), ['example.com', 'example.org', 'www.example.com']);
   assert.deepEqual(closeHostNames('EXAMPLE.ORG', known), ['example.org']);
   assert.deepEqual(closeHostNames('nothing-like-it', known), []);
-  assert.equal(closeHostNames('a', Array.from({ length: 9 }, (_, i) => `a${i}`)).length, 5);
+  assert.equal(
+    closeHostNames(
+      'a',
+      Array.from({ length: 9 }, (_, i) => `a${i}`),
+    ).length,
+    5,
+  );
 });
 
 test('noSuchHost: one line, exit 2, with the close names or a pointer to status', () => {

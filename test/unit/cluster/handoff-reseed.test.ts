@@ -17,7 +17,7 @@ import { FakeClock } from '../../support/fake-clock.js';
  * reseed reads only its own hosts' records; the full reseed that follows a node's leaving
  * reads every record and finds them.
  */
-test('with hand-offs, only a full reseed reads other hosts\' records (the fallback after a node left)', async (t) => {
+test("with hand-offs, only a full reseed reads other hosts' records (the fallback after a node left)", async (t) => {
   const dir = await tempDir('mountcrawl-handoff-reseed-');
   t.after(() => dir.cleanup());
   const { layout } = await openDataDir(dir.path, 'n1');
@@ -52,7 +52,7 @@ test('with hand-offs, only a full reseed reads other hosts\' records (the fallba
   };
   const reseeder = new Reseeder(layout, { clock: new FakeClock(), serverTime: () => undefined });
   await reseeder.reseed(sink, false, 'own');
-  assert.deepEqual(offers, [], 'an ordinary reseed with hand-offs skips other hosts\' records');
+  assert.deepEqual(offers, [], "an ordinary reseed with hand-offs skips other hosts' records");
   await reseeder.reseed(sink, true, 'own');
   assert.deepEqual(offers, ['http://mine.example/found'], 'the full reseed finds the link');
 });

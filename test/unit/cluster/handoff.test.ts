@@ -191,7 +191,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     sink.lent = (_l, _c, hosts) => void lends.push(...hosts);
     await new HandoffInbox(layout, 'reader').readOrphans(new Set(['reader', 'lender']), sink, false);
     assert.deepEqual(lends, []);
-    assert.deepEqual(forwarded, [url(A, '/q')], 'sent on to the owner by the reader\'s view');
+    assert.deepEqual(forwarded, [url(A, '/q')], "sent on to the owner by the reader's view");
   });
 
   test('asHandoff keeps a well-formed lend and drops a malformed one or unsafe host names', () => {
@@ -375,12 +375,21 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
   test('a write in progress (temporary file) is never read; a foreign or hostile file gives nothing unsafe', async () => {
     await mkdir(layout.inbox('o'));
     await writeFile(join(layout.inbox('o'), `.${handoffName('w', 0)}~w~abc.tmp`), '{"v":1,"links":{');
-    const hostile = { v: HANDOFF_VERSION, links: { '../../etc': [['http://x/', 1]], [A]: [[url(B, '/not-A'), 1], [url(A, '/ok'), 1]] } };
+    const hostile = {
+      v: HANDOFF_VERSION,
+      links: {
+        '../../etc': [['http://x/', 1]],
+        [A]: [
+          [url(B, '/not-A'), 1],
+          [url(A, '/ok'), 1],
+        ],
+      },
+    };
     await writeFile(join(layout.inbox('o'), handoffName('w', 1)), JSON.stringify(hostile));
     const { sink, offered } = recordingSink([A, B]);
     await new HandoffInbox(layout, 'o').read(sink);
     assert.deepEqual(offered, [url(A, '/ok')]);
-    assert.equal((await inboxFiles('o')).filter((f) => f.endsWith('.tmp')).length, 1, 'the writer\'s temporary file is left to it');
+    assert.equal((await inboxFiles('o')).filter((f) => f.endsWith('.tmp')).length, 1, "the writer's temporary file is left to it");
     assert.throws(() => asHandoff({ v: 99, links: {} }), TypeError);
   });
 

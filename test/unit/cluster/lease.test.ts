@@ -186,42 +186,39 @@ describe('Leases.acquire', () => {
     }
   });
 
-  test(
-    "two nodes taking over one dead node's lease: a third node's new lease is never moved aside under it",
-    async () => {
-      // W, L1 and L2 all judged dead-node's lease stale (their live sets disagreed for a
-      // moment). L1's rename aside is delayed until W has taken the host; while L1 holds W's
-      // lease aside (before it links it back), L2 finds no lease and creates its own.
-      const layout = await freshLayout();
-      await plantLease(layout, { node: 'dead-node' });
-      const w = new Leases(layout, 'node-w', allBut('dead-node'));
-      const l1 = new Leases(layout, 'node-l1', allBut('dead-node'));
-      const l2 = new Leases(layout, 'node-l2', allBut('dead-node'));
-      let wDone!: () => void;
-      const wTook = new Promise<void>((resolve) => (wDone = resolve));
-      let l2Result: Awaited<ReturnType<Leases['acquire']>> | undefined;
-      type Rename = (from: string, to: string) => Promise<void>;
-      const restore = hookFsPromises<Rename>('rename', (original) => async (from, to) => {
-        if (!String(to).includes('~node-l1~')) return original(from, to);
-        await wTook;
-        await original(from, to);
-        l2Result = await l2.acquire(HOST);
-      });
-      let l1Result;
-      let wResult;
-      try {
-        const l1Pending = l1.acquire(HOST);
-        wResult = await w.acquire(HOST);
-        wDone();
-        l1Result = await l1Pending;
-      } finally {
-        restore();
-      }
-      assert.equal(l1Result.ok, false);
-      const holders = [wResult.ok && 'node-w', l2Result?.ok && 'node-l2'].filter(Boolean);
-      assert.equal(holders.length, 1, `both think they hold the lease; the file names ${(await readLease(layout))?.node}`);
-    },
-  );
+  test("two nodes taking over one dead node's lease: a third node's new lease is never moved aside under it", async () => {
+    // W, L1 and L2 all judged dead-node's lease stale (their live sets disagreed for a
+    // moment). L1's rename aside is delayed until W has taken the host; while L1 holds W's
+    // lease aside (before it links it back), L2 finds no lease and creates its own.
+    const layout = await freshLayout();
+    await plantLease(layout, { node: 'dead-node' });
+    const w = new Leases(layout, 'node-w', allBut('dead-node'));
+    const l1 = new Leases(layout, 'node-l1', allBut('dead-node'));
+    const l2 = new Leases(layout, 'node-l2', allBut('dead-node'));
+    let wDone!: () => void;
+    const wTook = new Promise<void>((resolve) => (wDone = resolve));
+    let l2Result: Awaited<ReturnType<Leases['acquire']>> | undefined;
+    type Rename = (from: string, to: string) => Promise<void>;
+    const restore = hookFsPromises<Rename>('rename', (original) => async (from, to) => {
+      if (!String(to).includes('~node-l1~')) return original(from, to);
+      await wTook;
+      await original(from, to);
+      l2Result = await l2.acquire(HOST);
+    });
+    let l1Result;
+    let wResult;
+    try {
+      const l1Pending = l1.acquire(HOST);
+      wResult = await w.acquire(HOST);
+      wDone();
+      l1Result = await l1Pending;
+    } finally {
+      restore();
+    }
+    assert.equal(l1Result.ok, false);
+    const holders = [wResult.ok && 'node-w', l2Result?.ok && 'node-l2'].filter(Boolean);
+    assert.equal(holders.length, 1, `both think they hold the lease; the file names ${(await readLease(layout))?.node}`);
+  });
 });
 
 describe('Leases.release', () => {

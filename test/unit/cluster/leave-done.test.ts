@@ -29,7 +29,8 @@ async function setup(): Promise<{ layout: Layout; clock: FakeClock; m: Membershi
 }
 
 /** A peer's record: idle in epoch 1, round 1, unless `extra` says otherwise. */
-const record = (id: string, counter: number, extra: Partial<NodeRecord> = {}): NodeRecord => remoteRecord(id, counter, { state: 'idle', idleEpoch: 1, round: 1, ...extra });
+const record = (id: string, counter: number, extra: Partial<NodeRecord> = {}): NodeRecord =>
+  remoteRecord(id, counter, { state: 'idle', idleEpoch: 1, round: 1, ...extra });
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
@@ -115,7 +116,11 @@ describe('Leaving done (docs/protocol.md, "Leaving done"): what a node sees', ()
     assert.deepEqual(m.liveIds(), [SELF]);
     // Before the fix each record read was applied as it came in: 40 peers leaving showed
     // as a dozen live sets in between.
-    assert.deepEqual([...seen].filter((ids) => ids !== before && ids !== SELF), [], 'no live set half changed');
+    assert.deepEqual(
+      [...seen].filter((ids) => ids !== before && ids !== SELF),
+      [],
+      'no live set half changed',
+    );
   });
 
   test('the last look before ending (peersStill): a peer that ended done or moved since it was last seen stops the end; a peer gone from the live set does not', async () => {
@@ -178,10 +183,14 @@ describe('DoneLeavers: hosts gained from a node that left done are quiet', () =>
     const ofPeer = hosts.find((h) => ownerOf(h, all) === PEER)!;
     const d = new DoneLeavers();
     // SELF lent ofSelf to PEER, PEER lent ofPeer to OTHER; PEER left done.
-    d.left(before3, [PEER], new Map([
-      [ofSelf, PEER],
-      [ofPeer, OTHER],
-    ]));
+    d.left(
+      before3,
+      [PEER],
+      new Map([
+        [ofSelf, PEER],
+        [ofPeer, OTHER],
+      ]),
+    );
     assert.equal(d.isQuiet(ofSelf), true, 'the borrower that left held nothing');
     assert.equal(d.isQuiet(ofPeer), true, 'its borrower, still live, sends on its queue');
     const ofOther = hosts.find((h) => ownerOf(h, all) === OTHER)!;

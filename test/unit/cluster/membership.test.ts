@@ -57,7 +57,10 @@ describe('Membership: liveness of another machine by its counter', () => {
     clock.advance(DEAD - 1);
     assert.equal(await m.observe(), false);
     assert.equal(m.isAlive(PEER), true, 'one ms short of deadAfter: still alive');
-    assert.deepEqual(m.livePeers().map((r) => r.counter), [5]);
+    assert.deepEqual(
+      m.livePeers().map((r) => r.counter),
+      [5],
+    );
     clock.advance(1);
     assert.equal(await m.observe(), true, 'the death changes the live set');
     assert.deepEqual(m.liveIds(), [SELF]);
@@ -191,18 +194,15 @@ describe('Membership: the same-machine shortcut', () => {
     assert.equal(await exists(layout.node(PEER)), false, 'its record is removed at the first observe');
   });
 
-  test(
-    'a dead local node stays gone after its record was removed (isGone true at once)',
-    async (t) => {
-      if (bootId() === '') return t.skip('no /proc boot id on this system');
-      const layout = await freshLayout();
-      const { m } = setup(layout);
-      const pid = await exitedPid();
-      await writeRecord(layout, remoteRecord(PEER, 1, { hostname: hostname(), bootId: bootId(), pid }));
-      await m.observe();
-      assert.equal(m.isGone(PEER), true, 'its temp files must be removable by a new owner at once');
-    },
-  );
+  test('a dead local node stays gone after its record was removed (isGone true at once)', async (t) => {
+    if (bootId() === '') return t.skip('no /proc boot id on this system');
+    const layout = await freshLayout();
+    const { m } = setup(layout);
+    const pid = await exitedPid();
+    await writeRecord(layout, remoteRecord(PEER, 1, { hostname: hostname(), bootId: bootId(), pid }));
+    await m.observe();
+    assert.equal(m.isGone(PEER), true, 'its temp files must be removable by a new owner at once');
+  });
 
   test('a peer dead for twice deadAfter stays gone after its record was removed', async () => {
     const layout = await freshLayout();
@@ -444,10 +444,9 @@ describe('Membership: beat and leave', () => {
   test('beat throws what the file system throws (nodes/ missing)', async () => {
     const layout = new Layout(freshPath());
     const { m } = setup(layout);
-    await assert.rejects(
-      m.beat({ state: 'crawling', round: 0, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 }),
-      { code: 'ENOENT' },
-    );
+    await assert.rejects(m.beat({ state: 'crawling', round: 0, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 }), {
+      code: 'ENOENT',
+    });
   });
 });
 

@@ -98,7 +98,7 @@ describe('ownerOf: minimal movement', () => {
     assert.ok(moved >= 500 && moved <= 1000, `${moved} of 3000 moved`);
   });
 
-  test("when a node leaves, only its items move, spread over the others", () => {
+  test('when a node leaves, only its items move, spread over the others', () => {
     const remaining = THREE.filter((n) => n.id !== 'beta-2');
     const gainers = new Set<string>();
     for (const item of items(3000)) {

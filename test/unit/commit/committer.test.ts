@@ -29,7 +29,16 @@ function target(url: string, depth = 0): Target {
 }
 
 function response(url: string, status = 200): FetchedResponse {
-  return { url, status, headers: {}, mediaType: 'text/html', contentType: 'text/html', body: Buffer.from('<p>hi</p>'), truncated: false, durationMs: 1 };
+  return {
+    url,
+    status,
+    headers: {},
+    mediaType: 'text/html',
+    contentType: 'text/html',
+    body: Buffer.from('<p>hi</p>'),
+    truncated: false,
+    durationMs: 1,
+  };
 }
 
 async function rig(hooks?: Hooks) {
@@ -50,7 +59,15 @@ describe('Committer', () => {
   test('a page: its links record is written, it is done, its links of owned hosts are queued', async () => {
     const r = await rig();
     const { host, t } = started(r, 'http://a.example/');
-    const page: Commit = { type: 'page', target: t, response: response(t.url), finalUrl: t.url, redirects: [], body: Buffer.from('<p>hi</p>'), links: ['http://a.example/next', 'http://elsewhere.example/x'] };
+    const page: Commit = {
+      type: 'page',
+      target: t,
+      response: response(t.url),
+      finalUrl: t.url,
+      redirects: [],
+      body: Buffer.from('<p>hi</p>'),
+      links: ['http://a.example/next', 'http://elsewhere.example/x'],
+    };
     await r.committer.commit(host, { commits: [page], tooLong: 2, requests: 1, claimed: [] });
     assert.equal(host.isDone(t.key), true);
     assert.equal(host.isClaimed(t.key), false);
@@ -76,11 +93,24 @@ describe('Committer', () => {
         return 'queued' as const;
       },
     };
-    await committer.commit(host, { commits: [{ type: 'page', target: t, response: response(t.url), finalUrl: t.url, redirects: [], body: null, links: [] }], tooLong: 0, requests: 1, claimed: [] });
+    await committer.commit(host, {
+      commits: [{ type: 'page', target: t, response: response(t.url), finalUrl: t.url, redirects: [], body: null, links: [] }],
+      tooLong: 0,
+      requests: 1,
+      claimed: [],
+    });
     await reseeder.reseed(sink, false, 'own'); // a.example listed and settled
     const second = target('http://a.example/2');
     host.claim(second.key);
-    const page: Commit = { type: 'page', target: second, response: response(second.url), finalUrl: second.url, redirects: [], body: null, links: ['http://a.example/next', 'http://a.example/other'] };
+    const page: Commit = {
+      type: 'page',
+      target: second,
+      response: response(second.url),
+      finalUrl: second.url,
+      redirects: [],
+      body: null,
+      links: ['http://a.example/next', 'http://a.example/other'],
+    };
     await committer.commit(host, { commits: [page], tooLong: 0, requests: 1, claimed: [] });
     assert.equal(r.frontier.queued, 1, 'one link fit');
     sink.offers.length = 0;
@@ -104,11 +134,19 @@ describe('Committer', () => {
   });
 
   // docs/protocol.md, errs records: `referrer`, the page a URL was first found on.
-  test("a link queued from a page carries the page as its referrer into the errs record; a retry keeps it", async () => {
+  test('a link queued from a page carries the page as its referrer into the errs record; a retry keeps it', async () => {
     const r = await rig();
     const { host, t } = started(r, 'http://a.example/');
     r.runner.room = 0; // nothing more starts: the queue is read here
-    const page: Commit = { type: 'page', target: t, response: response(t.url), finalUrl: t.url, redirects: [], body: Buffer.from('<p>hi</p>'), links: ['http://a.example/broken'] };
+    const page: Commit = {
+      type: 'page',
+      target: t,
+      response: response(t.url),
+      finalUrl: t.url,
+      redirects: [],
+      body: Buffer.from('<p>hi</p>'),
+      links: ['http://a.example/broken'],
+    };
     await r.committer.commit(host, { commits: [page], tooLong: 0, requests: 1, claimed: [] });
     const [item, ...rest] = r.frontier.dropHost(host);
     assert.equal(rest.length, 0);
@@ -128,7 +166,11 @@ describe('Committer', () => {
   test('Retry-After pauses the whole host', async () => {
     const r = await rig();
     const { host, t } = started(r, 'http://a.example/busy');
-    const fail: Commit = { type: 'error', target: t, failure: new FetchFailure('HTTP_429', 'transient', 'HTTP 429', { status: 429, retryAfterMs: 30_000 }) };
+    const fail: Commit = {
+      type: 'error',
+      target: t,
+      failure: new FetchFailure('HTTP_429', 'transient', 'HTTP 429', { status: 429, retryAfterMs: 30_000 }),
+    };
     await r.committer.commit(host, { commits: [fail], tooLong: 0, requests: 1, claimed: [] });
     assert.equal(host.politeness.nextStartAt(r.clock.monotonic()), r.clock.monotonic() + 30_000);
   });
@@ -140,8 +182,24 @@ describe('Committer', () => {
     host.claim(hop.key);
     const lost = target('http://a.example/lost');
     host.claim(lost.key);
-    const page: Commit = { type: 'page', target: hop, response: response(hop.url), finalUrl: hop.url, redirects: [], body: null, links: [] };
-    const from: Commit = { type: 'page', target: t, response: response(t.url, 301), finalUrl: hop.url, redirects: [], body: null, links: [hop.url] };
+    const page: Commit = {
+      type: 'page',
+      target: hop,
+      response: response(hop.url),
+      finalUrl: hop.url,
+      redirects: [],
+      body: null,
+      links: [],
+    };
+    const from: Commit = {
+      type: 'page',
+      target: t,
+      response: response(t.url, 301),
+      finalUrl: hop.url,
+      redirects: [],
+      body: null,
+      links: [hop.url],
+    };
     await r.committer.commit(host, { commits: [page, from], tooLong: 0, requests: 2, claimed: [hop, lost] });
     assert.equal(host.isDone(hop.key), true);
     assert.equal(host.isDone(t.key), true);
@@ -158,7 +216,15 @@ describe('Committer', () => {
       },
     ]);
     const { host, t } = started(r, 'http://a.example/');
-    const page: Commit = { type: 'page', target: t, response: response(t.url), finalUrl: t.url, redirects: [], body: Buffer.from('<p>hi</p>'), links: [] };
+    const page: Commit = {
+      type: 'page',
+      target: t,
+      response: response(t.url),
+      finalUrl: t.url,
+      redirects: [],
+      body: Buffer.from('<p>hi</p>'),
+      links: [],
+    };
     await r.committer.commit(host, { commits: [page], tooLong: 0, requests: 1, claimed: [] });
     assert.equal(host.isDone(t.key), true);
     assert.equal(r.stats.hookErrors, 1);

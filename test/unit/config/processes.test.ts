@@ -15,6 +15,9 @@ test('--processes auto: one node per two cores, at least one; a number as given;
 test('processesWarning: above two nodes a core, one line that names the cores and what auto starts', () => {
   assert.equal(processesWarning(4, 2), undefined);
   assert.equal(processesWarning(1, 1), undefined);
-  assert.equal(processesWarning(5, 2), '--processes 5 on 2 cores: each node keeps about a core busy, so more than 4 slow each other down (--processes auto starts 1)');
+  assert.equal(
+    processesWarning(5, 2),
+    '--processes 5 on 2 cores: each node keeps about a core busy, so more than 4 slow each other down (--processes auto starts 1)',
+  );
   assert.match(processesWarning(64, 8)!, /^--processes 64 on 8 cores: .* more than 16 .*auto starts 4\)$/);
 });

@@ -105,7 +105,7 @@ describe('CrawlNode', { timeout: 60_000 }, () => {
     }
   });
 
-  test('on a fake clock: politeness, heartbeats and the end rule run on the node\'s clock, which only the test moves', async () => {
+  test("on a fake clock: politeness, heartbeats and the end rule run on the node's clock, which only the test moves", async () => {
     // Five seconds between two requests to the host: four pages take 15 s of the node's time,
     // which moves only when the test moves it.
     const clock = new FakeClock();
@@ -149,7 +149,6 @@ describe('CrawlNode', { timeout: 60_000 }, () => {
       // later: a wait on real time would let the test move the node's clock by minutes.
       assert.ok(gap < 9_000, `requests ${i} and ${i + 1} started ${gap} ms apart on the node's clock: a wait ran on real time`);
     }
-    assert.ok(clock.monotonic() - started >= 15_000, 'the crawl took at least three delays of the node\'s time');
+    assert.ok(clock.monotonic() - started >= 15_000, "the crawl took at least three delays of the node's time");
   });
 });
-

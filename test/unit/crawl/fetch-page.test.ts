@@ -43,7 +43,9 @@ before(async () => {
       case '/b':
         return redirect(301, `${server.origin}/c`);
       case '/c':
-        return html(`<a href="/d">d</a> <a href="${otherHost('/e')}">e</a> <a href="/d#again">d</a> <a href="/${'x'.repeat(300)}">long</a>`);
+        return html(
+          `<a href="/d">d</a> <a href="${otherHost('/e')}">e</a> <a href="/d#again">d</a> <a href="/${'x'.repeat(300)}">long</a>`,
+        );
       case '/away':
         return redirect(302, otherHost('/y'));
       case '/loop1':
@@ -72,7 +74,15 @@ before(async () => {
     }
   });
   fetcher = new Fetcher(
-    { userAgent: 'mountcrawl-test', timeoutMs: 10_000, connectTimeoutMs: 5_000, maxBytes: 1_000_000, perHost: 2, insecure: false, denyPrivate: false },
+    {
+      userAgent: 'mountcrawl-test',
+      timeoutMs: 10_000,
+      connectTimeoutMs: 5_000,
+      maxBytes: 1_000_000,
+      perHost: 2,
+      insecure: false,
+      denyPrivate: false,
+    },
     { clock },
   );
 });

@@ -20,7 +20,8 @@ const HEARTBEAT = 1_000;
 
 const freshPath = freshPaths('mountcrawl-heartbeat-');
 
-const peerRecord = (counter: number, state: NodeRecord['state'], idleEpoch = 0): NodeRecord => remoteRecord(PEER, counter, { state, idleEpoch });
+const peerRecord = (counter: number, state: NodeRecord['state'], idleEpoch = 0): NodeRecord =>
+  remoteRecord(PEER, counter, { state, idleEpoch });
 
 /**
  * A heartbeat over a real Membership in a temp nodes/ and stubs for the parts it does not
@@ -31,19 +32,27 @@ async function rig(over: { watch?: boolean } = {}) {
   const layout = new Layout(dir);
   await mkdir(layout.dir('nodes'), { recursive: true });
   const clock = new FakeClock();
-  const config = frontierConfig({ dataDir: dir, nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: 15 * HEARTBEAT, watch: over.watch ?? false });
+  const config = frontierConfig({
+    dataDir: dir,
+    nodeId: SELF,
+    heartbeatMs: HEARTBEAT,
+    deadAfterMs: 15 * HEARTBEAT,
+    watch: over.watch ?? false,
+  });
   const membership = new Membership(layout, { nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: config.deadAfterMs }, { clock });
   // Counts beats, and the heartbeats and reads under way, so that the fake clock waits for them.
   let beats = 0;
   let pending = 0;
-  const track = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-    pending++;
-    try {
-      return await f(...a);
-    } finally {
-      pending--;
-    }
-  };
+  const track =
+    <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      pending++;
+      try {
+        return await f(...a);
+      } finally {
+        pending--;
+      }
+    };
   const beat = membership.beat.bind(membership);
   membership.beat = track(async (s) => {
     beats++;
@@ -67,7 +76,13 @@ async function rig(over: { watch?: boolean } = {}) {
     stats,
     ownership: new Ownership(SELF, 'url'),
     parts,
-    events: { stopping: () => false, needFullReseed: () => undefined, leftDone: () => undefined, wake: () => void wakes++, onStoreError: (e) => assert.fail(String(e)) },
+    events: {
+      stopping: () => false,
+      needFullReseed: () => undefined,
+      leftDone: () => undefined,
+      wake: () => void wakes++,
+      onStoreError: (e) => assert.fail(String(e)),
+    },
   });
   const writePeer = (r: NodeRecord): Promise<void> => writeRecord(layout, r);
   /** Moves the fake clock on in steps of 10 ms, each once the file reads and writes it started are done. */
@@ -141,7 +156,10 @@ describe('Heartbeat: the end, sooner', () => {
   });
 
   test('a node at work, or with --watch, does not read between beats', async (t) => {
-    for (const c of [{ watch: false, state: 'crawling' as const }, { watch: true, state: 'idle' as const }]) {
+    for (const c of [
+      { watch: false, state: 'crawling' as const },
+      { watch: true, state: 'idle' as const },
+    ]) {
       const r = await rig({ watch: c.watch });
       t.after(() => r.heartbeat.close());
       await r.writePeer(peerRecord(1, 'crawling'));

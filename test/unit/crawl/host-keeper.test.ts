@@ -21,7 +21,11 @@ const freshPath = freshPaths('mountcrawl-keeper-');
 
 const A = 'a.example';
 
-async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<CrawlConfig> = {}, ownership = new Ownership('n1', 'host')) {
+async function keeperRig(
+  site: Record<string, Answer | Answer[]>,
+  over: Partial<CrawlConfig> = {},
+  ownership = new Ownership('n1', 'host'),
+) {
   const r = frontierRig({ retryBaseMs: 1_000, retryMaxMs: 60_000, maxAttempts: 3, ...over });
   const { layout } = await openDataDir(freshPath(), 'n1');
   const store = new HostStore(layout, { nodeId: 'n1', fsync: false });
@@ -45,7 +49,10 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
     frontier: r.frontier,
     onStoreError: (err) => errors.push(err),
     wake: () => undefined,
-    reseeder: { unsettle: (hostDir) => void unsettled.push(hostDir), markRead: (hostDir, key) => void markedRead.push(`${hostDir}/${key}`) },
+    reseeder: {
+      unsettle: (hostDir) => void unsettled.push(hostDir),
+      markRead: (hostDir, key) => void markedRead.push(`${hostDir}/${key}`),
+    },
   });
   r.onHostWanted((host) => keeper.hostWanted(host));
   const hostRobots = new HostRobots({
@@ -55,7 +62,14 @@ async function keeperRig(site: Record<string, Answer | Answer[]>, over: Partial<
     stats: r.stats,
     store,
     robots,
-    pipeline: { fetcher, middleware: fetchMiddleware(r.cfg.userAgent, () => true, () => r.clock.now()) },
+    pipeline: {
+      fetcher,
+      middleware: fetchMiddleware(
+        r.cfg.userAgent,
+        () => true,
+        () => r.clock.now(),
+      ),
+    },
     frontier: r.frontier,
     onStoreError: (err) => errors.push(err),
     wake: () => undefined,
@@ -148,7 +162,15 @@ describe('HostKeeper', () => {
     const r = await keeperRig({}, {}, ownership);
     for (const dir of [lent, own]) {
       const url = `http://${dir}/done`;
-      await r.store.writePage(dir, urlKey(url), null, { v: RECORD_VERSION, url, depth: 0, status: 200, fetchedAt: new Date(r.clock.now()).toISOString(), node: 'n2', links: [] } as never);
+      await r.store.writePage(dir, urlKey(url), null, {
+        v: RECORD_VERSION,
+        url,
+        depth: 0,
+        status: 200,
+        fetchedAt: new Date(r.clock.now()).toISOString(),
+        node: 'n2',
+        links: [],
+      } as never);
       const host = r.admission.want(dir, `http://${dir}/`);
       await r.keeper.loaded(host);
       assert.equal(host.phase, 'ready');

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { chooseLends, demand, evenBalance, lendingShare, MIN_LEND_QUEUE, shareOfRoom, spareSlots } from '../../../src/crawl/host-lending.js';
+import {
+  chooseLends,
+  demand,
+  evenBalance,
+  lendingShare,
+  MIN_LEND_QUEUE,
+  shareOfRoom,
+  spareSlots,
+} from '../../../src/crawl/host-lending.js';
 
 const Q = MIN_LEND_QUEUE;
 

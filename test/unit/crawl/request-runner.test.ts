@@ -31,7 +31,10 @@ async function runnerRig(
   o: { filter?: (url: string) => boolean; onStoreError?: (err: unknown) => void; mayStart?: () => boolean; perHost?: number } = {},
 ) {
   const { filter, onStoreError, mayStart = () => true } = o;
-  const r = frontierRig({ retryBaseMs: 1_000, maxAttempts: 3, ...(o.perHost === undefined ? {} : { perHost: o.perHost }) }, filter ? { filter } : {});
+  const r = frontierRig(
+    { retryBaseMs: 1_000, maxAttempts: 3, ...(o.perHost === undefined ? {} : { perHost: o.perHost }) },
+    filter ? { filter } : {},
+  );
   const { store, committer } = await committerRig(r, join(root, `d${n++}`));
   const { fetcher, asked } = fakeFetcher(site);
   const keeper = {} as HostKeeper; // fetches no robots.txt here: the rig's hosts know theirs
@@ -49,8 +52,18 @@ async function runnerRig(
     keeper,
     frontier: r.frontier,
     abort: new AbortController(),
-    control: { mayStart, fenced: () => false, stopping: () => false, onStoreError: onStoreError ?? ((err) => assert.fail(String(err))), wake: () => idle++ },
-    middleware: fetchMiddleware(r.cfg.userAgent, (hostDir, url) => r.frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true, () => r.clock.now()),
+    control: {
+      mayStart,
+      fenced: () => false,
+      stopping: () => false,
+      onStoreError: onStoreError ?? ((err) => assert.fail(String(err))),
+      wake: () => idle++,
+    },
+    middleware: fetchMiddleware(
+      r.cfg.userAgent,
+      (hostDir, url) => r.frontier.hosts.get(hostDir)?.robots?.isAllowed(url) ?? true,
+      () => r.clock.now(),
+    ),
     // The hosts of these tests are made ready with their robots.txt known (frontierRig).
     hostRobots: { fetch: async () => assert.fail('no robots.txt is fetched here') } as unknown as HostRobots,
   });
@@ -153,7 +166,12 @@ describe('RequestRunner', () => {
 
   test('a transient failure is retried at its time (fake clock), then stored', async () => {
     const flaky = `http://${A}/flaky`;
-    const r = await runnerRig({ [flaky]: [[503, {}], [200, {}, '<p>ok</p>']] });
+    const r = await runnerRig({
+      [flaky]: [
+        [503, {}],
+        [200, {}, '<p>ok</p>'],
+      ],
+    });
     r.admission.offer(flaky, A, 0);
     r.ready(A);
     await r.settle();

@@ -22,7 +22,8 @@ function* everyView(): Generator<IdleView> {
         for (const wasIdle of [false, true])
           for (const allIdleNow of [false, true])
             for (const alone of [false, true])
-              for (const heartbeatMs of [500, 5_000]) yield { watch, allIdleBefore, reseedStart: START, observations, wasIdle, allIdleNow, alone, heartbeatMs };
+              for (const heartbeatMs of [500, 5_000])
+                yield { watch, allIdleBefore, reseedStart: START, observations, wasIdle, allIdleNow, alone, heartbeatMs };
 }
 
 describe('afterEmptyReseed: the termination rule', () => {
@@ -64,7 +65,10 @@ describe('afterEmptyReseed: the termination rule', () => {
   });
 
   test('the last node to go idle publishes it and reseeds again at once', () => {
-    assert.deepEqual(afterEmptyReseed({ ...BASE, allIdleBefore: undefined, wasIdle: false, alone: false }), { kind: 'reseed', publishIdle: true });
+    assert.deepEqual(afterEmptyReseed({ ...BASE, allIdleBefore: undefined, wasIdle: false, alone: false }), {
+      kind: 'reseed',
+      publishIdle: true,
+    });
   });
 
   test('with busy peers: publish, then wait a heartbeat', () => {

@@ -18,7 +18,10 @@ const SRC = new Map(sources(join(ROOT, 'src')).map((p) => [p.slice(ROOT.length),
 
 /** True when some source file defines the class, function, method or interface member `name`. */
 function defined(name: string, inFile?: string): boolean {
-  const re = new RegExp(`(class|function|interface|type|const) ${name}\\b|^\\s*(async |static |get |override |readonly )*#?${name}\\s*[(<:?]`, 'm');
+  const re = new RegExp(
+    `(class|function|interface|type|const) ${name}\\b|^\\s*(async |static |get |override |readonly )*#?${name}\\s*[(<:?]`,
+    'm',
+  );
   const files = inFile === undefined ? [...SRC.values()] : [SRC.get(inFile) ?? ''];
   return files.some((text) => re.test(text));
 }

@@ -35,9 +35,14 @@ function fold(s: string): string {
 
 test('every citation of a docs section (docs/NAME.md, "Section") names a heading or bold lead-in of that doc', () => {
   // The history (docs/benchmarks-log.md) cites as it was written; everything else must resolve.
-  const citing = [...files('src', '.ts'), ...files('bench', '.ts'), ...files('test', '.ts'), ...files('docs', '.md'), 'README.md', 'CHANGELOG.md'].filter(
-    (f) => f !== 'docs/benchmarks-log.md',
-  );
+  const citing = [
+    ...files('src', '.ts'),
+    ...files('bench', '.ts'),
+    ...files('test', '.ts'),
+    ...files('docs', '.md'),
+    'README.md',
+    'CHANGELOG.md',
+  ].filter((f) => f !== 'docs/benchmarks-log.md');
   const known = new Map<string, string[]>();
   let cited = 0;
   const broken: string[] = [];

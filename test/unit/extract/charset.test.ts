@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  charsetOfContentType,
-  completeUtf8Prefix,
-  decodeBytes,
-  isAsciiCompatible,
-  sniffCharset,
-} from '../../../src/extract/charset.js';
+import { charsetOfContentType, completeUtf8Prefix, decodeBytes, isAsciiCompatible, sniffCharset } from '../../../src/extract/charset.js';
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 const latin1 = (s: string): Buffer => Buffer.from(s, 'latin1');

@@ -118,9 +118,12 @@ describe('ExtractThread', () => {
     const dir = await freshDir();
     // Says it listens, then exits at the first batch it is sent.
     const failing = join(dir, 'failing-worker.mjs');
-    await writeFile(failing, `import { parentPort } from 'node:worker_threads';
+    await writeFile(
+      failing,
+      `import { parentPort } from 'node:worker_threads';
       parentPort.on('message', () => process.exit(3));
-      parentPort.postMessage('ready');`);
+      parentPort.postMessage('ready');`,
+    );
     const thread = new ExtractThread(DEFAULT_NORMALIZE_OPTIONS, new URL(`file://${failing}`));
     const page = (n: number): Buffer => Buffer.from(`<a href="/p${n}">p</a>`);
     // The first page starts the thread; wait until it says it listens.

@@ -44,10 +44,7 @@ describe('extractLinks: which hrefs', () => {
   });
 
   test('uppercase and mixed-case tags and attributes', () => {
-    assert.deepEqual(links('<A HREF="/U1">x</A><AREA HrEf="/u2"><BASE HREF="/b/">'), [
-      'http://example.com/U1',
-      'http://example.com/u2',
-    ]);
+    assert.deepEqual(links('<A HREF="/U1">x</A><AREA HrEf="/u2"><BASE HREF="/b/">'), ['http://example.com/U1', 'http://example.com/u2']);
   });
 
   test('unquoted and single-quoted attribute values', () => {
@@ -106,9 +103,7 @@ describe('extractLinks: <base href>', () => {
   });
 
   test('only the first base with an href counts, wherever the links are', () => {
-    assert.deepEqual(links('<a href="x">x</a><base target=_top><base href="/one/"><base href="/two/">'), [
-      'http://example.com/one/x',
-    ]);
+    assert.deepEqual(links('<a href="x">x</a><base target=_top><base href="/one/"><base href="/two/">'), ['http://example.com/one/x']);
   });
 
   test('an empty base is the page itself', () => {
@@ -182,11 +177,7 @@ describe('extractLinks: character references and encodings', () => {
     const r = extract(latin1('<a href="/caf\xe9">x</a><a href="/\x80">y</a><a href="/\x93q\x94">z</a>'), 'text/html');
     assert.equal(r.charset, 'windows-1252');
     // é is U+00E9, € is U+20AC, “ ” are U+201C and U+201D.
-    assert.deepEqual(r.links, [
-      'http://example.com/caf%C3%A9',
-      'http://example.com/%E2%82%AC',
-      'http://example.com/%E2%80%9Cq%E2%80%9D',
-    ]);
+    assert.deepEqual(r.links, ['http://example.com/caf%C3%A9', 'http://example.com/%E2%82%AC', 'http://example.com/%E2%80%9Cq%E2%80%9D']);
   });
 
   test('UTF-8 page', () => {
@@ -199,7 +190,10 @@ describe('extractLinks: character references and encodings', () => {
     const html = '<a href="/ü">x</a><a href="/b">y</a>';
     const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(html, 'utf16le')]);
     const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(html, 'utf16le').swap16()]);
-    for (const [body, charset] of [[le, 'UTF-16LE'], [be, 'UTF-16BE']] as const) {
+    for (const [body, charset] of [
+      [le, 'UTF-16LE'],
+      [be, 'UTF-16BE'],
+    ] as const) {
       const r = extract(body, 'text/html');
       assert.equal(r.charset, charset);
       assert.deepEqual(r.links, ['http://example.com/%C3%BC', 'http://example.com/b']);
@@ -242,17 +236,33 @@ describe('extractLinks: order, duplicates and counts', () => {
 
   test('empty hrefs, fragment-only hrefs and <a> without href are neither links nor skipped', () => {
     const r = extract(utf8('<a href="">e</a><a href="  ">s</a><a href="#top">t</a><a>n</a>'));
-    assert.deepEqual(r, { links: [], charset: 'UTF-8', tooLong: 0, skipped: 0, robots: { nofollow: false, noindex: false }, relNofollow: 0 });
+    assert.deepEqual(r, {
+      links: [],
+      charset: 'UTF-8',
+      tooLong: 0,
+      skipped: 0,
+      robots: { nofollow: false, noindex: false },
+      relNofollow: 0,
+    });
   });
 
   test('a page with no links', () => {
-    assert.deepEqual(extract(new Uint8Array(0)), { links: [], charset: 'UTF-8', tooLong: 0, skipped: 0, robots: { nofollow: false, noindex: false }, relNofollow: 0 });
+    assert.deepEqual(extract(new Uint8Array(0)), {
+      links: [],
+      charset: 'UTF-8',
+      tooLong: 0,
+      skipped: 0,
+      robots: { nofollow: false, noindex: false },
+      relNofollow: 0,
+    });
   });
 });
 
 describe('extractLinks: frames and robots directives', () => {
   test('iframe[src] and frame[src] are followed like links', () => {
-    const r = extract(utf8('<iframe src="toc.html"></iframe><frameset><frame src="/nav.html"><FRAME SRC="a.html"></frameset><img src="x.png">'));
+    const r = extract(
+      utf8('<iframe src="toc.html"></iframe><frameset><frame src="/nav.html"><FRAME SRC="a.html"></frameset><img src="x.png">'),
+    );
     assert.deepEqual(r.links, ['http://example.com/dir/toc.html', 'http://example.com/nav.html', 'http://example.com/dir/a.html']);
   });
 
@@ -270,9 +280,13 @@ describe('extractLinks: frames and robots directives', () => {
   });
 
   test('rel="nofollow" links are followed unless obeyRelNofollow', () => {
-    const body = utf8('<a href="a.html" rel="nofollow">a</a><a href="b.html" rel="external nofollow">b</a><a href="c.html" rel="nofollowing">c</a>');
+    const body = utf8(
+      '<a href="a.html" rel="nofollow">a</a><a href="b.html" rel="external nofollow">b</a><a href="c.html" rel="nofollowing">c</a>',
+    );
     assert.equal(extract(body).links.length, 3);
-    const r = extractLinks(body, 'http://example.com/dir/page.html', 'text/html', false, DEFAULT_NORMALIZE_OPTIONS, { obeyRelNofollow: true });
+    const r = extractLinks(body, 'http://example.com/dir/page.html', 'text/html', false, DEFAULT_NORMALIZE_OPTIONS, {
+      obeyRelNofollow: true,
+    });
     assert.deepEqual(r.links, ['http://example.com/dir/c.html']);
     assert.equal(r.relNofollow, 2);
   });

@@ -30,7 +30,14 @@ function response(status: number, headers: Record<string, string> = {}, body = '
 
 /** The request pipeline of a node, with a fetcher that answers every request with `answer`. */
 function pipeline(answer: FetchedResponse | FetchFailure): PipelineContext {
-  return { fetcher: fetcher(answer), middleware: fetchMiddleware('mountcrawl', () => true, () => NOW) };
+  return {
+    fetcher: fetcher(answer),
+    middleware: fetchMiddleware(
+      'mountcrawl',
+      () => true,
+      () => NOW,
+    ),
+  };
 }
 
 /** A fetcher that answers every request with `answer` (a response, or a failure to throw). */
@@ -51,7 +58,12 @@ describe('RobotsCache: why robots.txt is unavailable', () => {
   after(() => rm(root, { recursive: true, force: true }));
 
   const rulesWith = (answer: FetchedResponse | FetchFailure): Promise<unknown> =>
-    robotsRules(new RobotsCache(new Layout(root), { userAgent: 'mountcrawl', maxAgeMs: 1, nodeId: 'n', fsync: false }, clock), 'example.com', 'http://example.com', pipeline(answer));
+    robotsRules(
+      new RobotsCache(new Layout(root), { userAgent: 'mountcrawl', maxAgeMs: 1, nodeId: 'n', fsync: false }, clock),
+      'example.com',
+      'http://example.com',
+      pipeline(answer),
+    );
 
   test('a 503 with Retry-After: the HTTP code and the wait', async () => {
     await assert.rejects(rulesWith(response(503, { 'retry-after': '120' })), (err) => {
@@ -119,7 +131,11 @@ describe('RobotsCache: redirects', () => {
 
   test('a Location that is not an http(s) URL ends the chain: no robots.txt, everything allowed', async () => {
     for (const location of ['http://[bad/robots.txt', 'ftp://example.com/robots.txt', 'javascript:alert(1)']) {
-      const cache = new RobotsCache(new Layout(join(root, String(location.length))), { userAgent: 'mountcrawl', maxAgeMs: 1, nodeId: 'n', fsync: false }, clock);
+      const cache = new RobotsCache(
+        new Layout(join(root, String(location.length))),
+        { userAgent: 'mountcrawl', maxAgeMs: 1, nodeId: 'n', fsync: false },
+        clock,
+      );
       const rules = await robotsRules(cache, 'example.com', 'http://example.com', pipeline(response(301, { location })));
       assert.equal(rules.source, 'none', location);
       assert.equal(rules.isAllowed('http://example.com/x'), true, location);

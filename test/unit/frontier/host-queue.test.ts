@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { HostQueue } from '../../../src/frontier/host-queue.js';
 
-const item = (name: string, depth: number, priority?: number) => ({ url: name, key: name, depth, ...(priority === undefined ? {} : { priority }) });
+const item = (name: string, depth: number, priority?: number) => ({
+  url: name,
+  key: name,
+  depth,
+  ...(priority === undefined ? {} : { priority }),
+});
 
 describe('HostQueue', () => {
   test('without priorities: breadth first by depth, first queued first among equals', () => {
@@ -17,7 +22,10 @@ describe('HostQueue', () => {
   test('the higher priority first; ties keep their order; drain returns the shift order', () => {
     const q = new HostQueue();
     for (let i = 0; i < 50; i++) q.push(item(`p${i}`, 1, i % 3));
-    const expected = [...Array(50).keys()].map((i) => ({ i, p: i % 3 })).sort((a, b) => b.p - a.p || a.i - b.i).map((e) => `p${e.i}`);
+    const expected = [...Array(50).keys()]
+      .map((i) => ({ i, p: i % 3 }))
+      .sort((a, b) => b.p - a.p || a.i - b.i)
+      .map((e) => `p${e.i}`);
     assert.deepEqual(
       q.drain().map((it) => it.url),
       expected,

@@ -70,11 +70,19 @@ describe('summaryOf', () => {
   });
 
   test('no time passed: 0 pages per second; hook errors only when there were some', () => {
-    const none = summaryOf(statsWith(() => undefined), 0, 'max-pages');
+    const none = summaryOf(
+      statsWith(() => undefined),
+      0,
+      'max-pages',
+    );
     assert.equal(none.pagesPerSecond, 0);
     assert.equal('hookErrors' in none, false);
     assert.deepEqual(none.cut, {});
-    const hooked = summaryOf(statsWith((s) => (s.hookErrors = 2)), 1, 'complete');
+    const hooked = summaryOf(
+      statsWith((s) => (s.hookErrors = 2)),
+      1,
+      'complete',
+    );
     assert.equal(hooked.hookErrors, 2);
   });
 });

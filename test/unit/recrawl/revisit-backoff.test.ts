@@ -5,7 +5,10 @@ import { parseDurationMs } from '../../../src/recrawl/duration.js';
 
 test('a failing revisit waits 2, 4, 8 times its interval, then is retired', () => {
   const day = 86_400_000;
-  assert.deepEqual([1, 2, 3].map((n) => revisitBackoff(day, n, 503)), [2 * day, 4 * day, 8 * day]);
+  assert.deepEqual(
+    [1, 2, 3].map((n) => revisitBackoff(day, n, 503)),
+    [2 * day, 4 * day, 8 * day],
+  );
   assert.equal(revisitBackoff(day, REVISIT_TRIES, 503), undefined);
   assert.equal(revisitBackoff(day, REVISIT_TRIES, undefined), undefined);
 });
@@ -38,7 +41,12 @@ test('recrawl options: bad durations, bounds, a missing --recrawl-after and --pa
   assert.equal(buildRecrawlPolicy({ recrawlAfter: '0s' })?.afterMs, 0);
   assert.equal(buildRecrawlPolicy({ recrawlAfter: '1s', watch: true })?.afterMs, 1000);
   assert.equal(buildRecrawlPolicy({ recrawlAfter: '1h', recrawlAdaptive: true, recrawlMin: '0s' })?.minMs, 0);
-  assert.deepEqual(buildRecrawlPolicy({ recrawlAfter: '4d' }), { afterMs: 4 * 86_400_000, adaptive: false, minMs: 86_400_000, maxMs: 32 * 86_400_000 });
+  assert.deepEqual(buildRecrawlPolicy({ recrawlAfter: '4d' }), {
+    afterMs: 4 * 86_400_000,
+    adaptive: false,
+    minMs: 86_400_000,
+    maxMs: 32 * 86_400_000,
+  });
   for (const bad of [
     { recrawlAfter: 'weekly' },
     { recrawlAdaptive: true },
@@ -48,6 +56,10 @@ test('recrawl options: bad durations, bounds, a missing --recrawl-after and --pa
     { recrawlAfter: '999ms', watch: true },
     { recrawlAfter: '1h', recrawlAdaptive: true, recrawlMin: '0s', watch: true },
   ]) {
-    assert.throws(() => buildRecrawlPolicy(bad), (err: Error & { code?: string }) => err.code === 'BAD_OPTION', JSON.stringify(bad));
+    assert.throws(
+      () => buildRecrawlPolicy(bad),
+      (err: Error & { code?: string }) => err.code === 'BAD_OPTION',
+      JSON.stringify(bad),
+    );
   }
 });

@@ -19,7 +19,19 @@ after(async () => {
 async function record(dir: string, url: string, link: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   const key = urlKey(url);
-  const rec = { v: RECORD_VERSION, url, finalUrl: url, status: 200, contentType: 'text/html', bytes: 1, fetchedAt: new Date(0).toISOString(), depth: 0, links: [link], etag: null, lastModified: null };
+  const rec = {
+    v: RECORD_VERSION,
+    url,
+    finalUrl: url,
+    status: 200,
+    contentType: 'text/html',
+    bytes: 1,
+    fetchedAt: new Date(0).toISOString(),
+    depth: 0,
+    links: [link],
+    etag: null,
+    lastModified: null,
+  };
   await writeFile(join(dir, `${key}.json`), serializeRecord(rec as never));
   return key;
 }
@@ -37,7 +49,11 @@ describe('RecordReadPool', () => {
       reads.push(pool.read('c', join(root, 'c'), [c]));
       const [first, second, third] = await Promise.all(reads);
       assert.deepEqual(first!.results[0], { outcome: 'ok', depth: 1, links: ['http://a/1'], url: 'http://a/' });
-      assert.deepEqual(second!.results[0], { outcome: 'ok', depth: 1, links: [], url: 'http://a/' }, 'the worker remembers the link it sent');
+      assert.deepEqual(
+        second!.results[0],
+        { outcome: 'ok', depth: 1, links: [], url: 'http://a/' },
+        'the worker remembers the link it sent',
+      );
       assert.deepEqual(third!.results[0], { outcome: 'ok', depth: 1, links: ['http://c/1'], url: 'http://c/' });
       pool.release('a');
       pool.release('c');

@@ -263,32 +263,29 @@ describe('Reseeder: links records', () => {
     assert.equal(third.dirsSkipped, 3);
   });
 
-  test(
-    'a record that could not be read for an I/O error is read again at the next reseed',
-    async () => {
-      const layout = await freshLayout();
-      const { a2 } = await crawlOnDisk(layout);
-      const { reseeder } = reseederFor(layout);
-      const sink = new Sink(new Set(['a.example', 'b.example']));
-      const failing = layout.links('a.example', a2);
-      type Open = (path: string, ...rest: unknown[]) => void;
-      const restore = hookFs<Open>('open', (original) => (path, ...rest) => {
-        if (String(path) !== failing) return original(path, ...rest);
-        const callback = rest[rest.length - 1] as (err: Error) => void;
-        process.nextTick(callback, Object.assign(new Error(`EIO: i/o error, open '${failing}'`), { code: 'EIO' }));
-      });
-      try {
-        // Either way is fine here: the reseed may report the mount fault or go on without it.
-        await reseeder.reseed(sink, false).catch(() => undefined);
-      } finally {
-        restore();
-      }
-      assert.ok(!sink.take().includes('http://a.example/x2 @4'), 'the mount failed that read');
-      await reseeder.reseed(sink, false);
-      // A reseed that hit a fault stops; whatever it did not read (that record at least) comes now.
-      assert.ok(sink.take().includes('http://a.example/x2 @4'));
-    },
-  );
+  test('a record that could not be read for an I/O error is read again at the next reseed', async () => {
+    const layout = await freshLayout();
+    const { a2 } = await crawlOnDisk(layout);
+    const { reseeder } = reseederFor(layout);
+    const sink = new Sink(new Set(['a.example', 'b.example']));
+    const failing = layout.links('a.example', a2);
+    type Open = (path: string, ...rest: unknown[]) => void;
+    const restore = hookFs<Open>('open', (original) => (path, ...rest) => {
+      if (String(path) !== failing) return original(path, ...rest);
+      const callback = rest[rest.length - 1] as (err: Error) => void;
+      process.nextTick(callback, Object.assign(new Error(`EIO: i/o error, open '${failing}'`), { code: 'EIO' }));
+    });
+    try {
+      // Either way is fine here: the reseed may report the mount fault or go on without it.
+      await reseeder.reseed(sink, false).catch(() => undefined);
+    } finally {
+      restore();
+    }
+    assert.ok(!sink.take().includes('http://a.example/x2 @4'), 'the mount failed that read');
+    await reseeder.reseed(sink, false);
+    // A reseed that hit a fault stops; whatever it did not read (that record at least) comes now.
+    assert.ok(sink.take().includes('http://a.example/x2 @4'));
+  });
 
   test('markRead keeps this node from rereading its own records', async () => {
     const layout = await freshLayout();
@@ -306,8 +303,14 @@ describe('Reseeder: links records', () => {
     await writeLinks(layout, 'http://a.example/ok', 0, [42, null, 'http://a.example/fine', 'not a url', 'http://../x']);
     const dir = layout.hostDir('links', 'a.example');
     const junkKey = norm('http://a.example/junk').key;
-    await writeFile(join(dir, 'notakey.json'), serializeRecord({ url: 'http://a.example/n', depth: 0, links: ['http://a.example/n1'] } as unknown as LinksRecord));
-    await writeFile(join(dir, `.${junkKey}.json~${WRITER}~zz0001.tmp`), '{"url":"http://a.example/t","depth":0,"links":["http://a.example/t1"]}');
+    await writeFile(
+      join(dir, 'notakey.json'),
+      serializeRecord({ url: 'http://a.example/n', depth: 0, links: ['http://a.example/n1'] } as unknown as LinksRecord),
+    );
+    await writeFile(
+      join(dir, `.${junkKey}.json~${WRITER}~zz0001.tmp`),
+      '{"url":"http://a.example/t","depth":0,"links":["http://a.example/t1"]}',
+    );
     await writeFile(join(dir, `${junkKey}.json`), '{"url": "torn');
     await mkdir(join(layout.dir('links'), 'UPPER.example'));
     await writeFile(
@@ -420,21 +423,18 @@ describe('Reseeder: seeds', () => {
     assert.deepEqual(sink.take(), ['http://a.example/later @0']);
   });
 
-  test(
-    'a full reseed offers a seed of a host this node did not want before',
-    async () => {
-      const layout = await freshLayout();
-      await writeSeeds(layout, ['http://c.example/'], WRITER);
-      const { reseeder } = reseederFor(layout);
-      const sink = new Sink(new Set(['a.example']));
-      await reseeder.reseed(sink, false);
-      assert.deepEqual(sink.take(), []);
-      // The node that owned c.example died before fetching its seed; this node gains c.example.
-      sink.wanted.add('c.example');
-      await reseeder.reseed(sink, true);
-      assert.deepEqual(sink.take(), ['http://c.example/ @0']);
-    },
-  );
+  test('a full reseed offers a seed of a host this node did not want before', async () => {
+    const layout = await freshLayout();
+    await writeSeeds(layout, ['http://c.example/'], WRITER);
+    const { reseeder } = reseederFor(layout);
+    const sink = new Sink(new Set(['a.example']));
+    await reseeder.reseed(sink, false);
+    assert.deepEqual(sink.take(), []);
+    // The node that owned c.example died before fetching its seed; this node gains c.example.
+    sink.wanted.add('c.example');
+    await reseeder.reseed(sink, true);
+    assert.deepEqual(sink.take(), ['http://c.example/ @0']);
+  });
 });
 
 describe('Reseeder: a big scan read by worker threads', () => {
@@ -445,7 +445,12 @@ describe('Reseeder: a big scan read by worker threads', () => {
     for (const h of hosts) {
       for (let j = 0; j < 300; j++) {
         const depth = j % 5;
-        const links = [`http://${h}/p${(j * 7) % 50}`, `http://${h}/p${(j * 3) % 50}`, `http://other.example/q${j % 20}`, `http://unwanted.example/u${j}`];
+        const links = [
+          `http://${h}/p${(j * 7) % 50}`,
+          `http://${h}/p${(j * 3) % 50}`,
+          `http://other.example/q${j % 20}`,
+          `http://unwanted.example/u${j}`,
+        ];
         await writeLinks(layout, `http://${h}/page-${j}`, depth, links);
         for (const l of links.slice(0, 3)) expected.set(l, Math.min(expected.get(l) ?? 99, depth + 1));
       }

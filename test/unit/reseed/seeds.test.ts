@@ -36,7 +36,10 @@ describe('writeSeeds', () => {
     await writeSeeds(layout, ['http://example.org/'], 'ws1-100');
     const before = await stat(layout.seed(urlKey('http://example.org/')));
     await writeSeeds(layout, ['http://example.org/', 'http://example.org/', 'http://example.org/b'], 'ws2-200');
-    assert.deepEqual((await readdir(layout.dir('seeds'))).sort(), [`${urlKey('http://example.org/')}.url`, `${urlKey('http://example.org/b')}.url`].sort());
+    assert.deepEqual(
+      (await readdir(layout.dir('seeds'))).sort(),
+      [`${urlKey('http://example.org/')}.url`, `${urlKey('http://example.org/b')}.url`].sort(),
+    );
     assert.equal((await stat(layout.seed(urlKey('http://example.org/')))).ino, before.ino, 'not replaced by a rename');
   });
 

@@ -38,7 +38,10 @@ test('a sitemap index lists sitemaps, gzipped or not', async () => {
 
 test('a plain-text sitemap: one URL a line, other lines ignored', async () => {
   const r = await parseSitemap(body('http://127.0.0.2/a\r\n\n# no\nftp://x/y\nhttps://127.0.0.2/b'));
-  assert.deepEqual(r.entries.map((e) => e.loc), ['http://127.0.0.2/a', 'https://127.0.0.2/b']);
+  assert.deepEqual(
+    r.entries.map((e) => e.loc),
+    ['http://127.0.0.2/a', 'https://127.0.0.2/b'],
+  );
 });
 
 test('caps: entries beyond maxEntries are counted, not kept; bytes beyond maxBytes are not read', async () => {
@@ -60,7 +63,10 @@ test('malformed: not a sitemap, empty, a broken gzip: one error, never a throw',
 
 test('a character split across chunks stays whole', async () => {
   const r = await parseSitemap(body('<urlset><url><loc>http://127.0.0.2/caf\u00e9-\u65e5\u672c</loc></url></urlset>', 3));
-  assert.deepEqual(r.entries.map((e) => e.loc), ['http://127.0.0.2/caf\u00e9-\u65e5\u672c']);
+  assert.deepEqual(
+    r.entries.map((e) => e.loc),
+    ['http://127.0.0.2/caf\u00e9-\u65e5\u672c'],
+  );
 });
 
 test('feeds: RSS 2.0 items (link, pubDate), RSS 1.0 items and Atom entries (alternate link href, updated) are pages', async () => {
@@ -75,7 +81,9 @@ test('feeds: RSS 2.0 items (link, pubDate), RSS 1.0 items and Atom entries (alte
   assert.equal(rss.format, 'rss');
   assert.deepEqual(rss.entries, [{ kind: 'page', loc: 'http://127.0.0.2/a?x=1&y=2', lastmodMs: Date.parse('2026-11-20T10:00:00Z') }]);
   const rdf = await parseSitemap(
-    body(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><link>http://127.0.0.2/</link></channel><item><link>http://127.0.0.2/r</link></item></rdf:RDF>`),
+    body(
+      `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><link>http://127.0.0.2/</link></channel><item><link>http://127.0.0.2/r</link></item></rdf:RDF>`,
+    ),
   );
   assert.equal(rdf.format, 'rdf');
   assert.deepEqual(rdf.entries, [{ kind: 'page', loc: 'http://127.0.0.2/r' }]);

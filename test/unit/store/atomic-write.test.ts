@@ -20,12 +20,14 @@ describe('writeFileAtomic', () => {
   test('an open that failed with EIO but created the file (a lost reply) leaves no litter once the mount is back', async () => {
     const dir = await freshDir();
     type Cb = (err: NodeJS.ErrnoException | null, fd?: number) => void;
-    const restore = hookFs<(p: string, f: string, m: number, cb: Cb) => void>('open', (original) => (p, f, m, cb) =>
-      original(p, f, m, (err, fd) => {
-        if (err !== null || !p.includes('~')) return cb(err, fd);
-        closeSync(fd!);
-        cb(Object.assign(new Error('EIO: i/o error, open'), { code: 'EIO' }));
-      }),
+    const restore = hookFs<(p: string, f: string, m: number, cb: Cb) => void>(
+      'open',
+      (original) => (p, f, m, cb) =>
+        original(p, f, m, (err, fd) => {
+          if (err !== null || !p.includes('~')) return cb(err, fd);
+          closeSync(fd!);
+          cb(Object.assign(new Error('EIO: i/o error, open'), { code: 'EIO' }));
+        }),
     );
     try {
       await assert.rejects(writeFileAtomic(join(dir, 'page.html'), '<html>', OPTIONS), /EIO/);
@@ -41,7 +43,10 @@ describe('writeFileAtomic', () => {
     const dir = await freshDir();
     type Cb = (...args: unknown[]) => void;
     // The mount fails between the write and the rename, and the removal of the temp fails too.
-    const restoreRename = hookFs<(a: string, b: string, cb: Cb) => void>('rename', () => (_a, _b, cb) => cb(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' })));
+    const restoreRename = hookFs<(a: string, b: string, cb: Cb) => void>(
+      'rename',
+      () => (_a, _b, cb) => cb(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' })),
+    );
     try {
       await leavesNoLitter(dir, NODE_ID, () => assert.rejects(writeFileAtomic(join(dir, 'page.html'), '<html>', OPTIONS), /EIO/));
     } finally {

@@ -100,8 +100,16 @@ describe('openDataDir', () => {
     await assert.rejects(openDataDir(dir, NODE), isFatal('DATA_DIR_UNUSABLE'));
   });
 
-  test('a directory that cannot be made under one that exists (/proc): DATA_DIR_UNUSABLE, not an endless mkdir', { timeout: 10_000 }, async (t) => {
-    if (!(await stat('/proc/self').then(() => true, () => false))) return t.skip('no /proc on this system');
+  test('a directory that cannot be made under one that exists (/proc): DATA_DIR_UNUSABLE, not an endless mkdir', {
+    timeout: 10_000,
+  }, async (t) => {
+    if (
+      !(await stat('/proc/self').then(
+        () => true,
+        () => false,
+      ))
+    )
+      return t.skip('no /proc on this system');
     // Node's recursive mkdir retried ENOENT under /proc forever: the command never returned.
     await assert.rejects(openDataDir('/proc/mountcrawl-nope', NODE), isFatal('DATA_DIR_UNUSABLE'));
     await assert.rejects(openDataDir('/proc/mountcrawl-nope/deeper/still', NODE), isFatal('DATA_DIR_UNUSABLE'));

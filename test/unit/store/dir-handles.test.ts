@@ -95,7 +95,9 @@ describe('writeFileAtomic through a directory handle', linux, () => {
       original(a, b, cb);
     });
     try {
-      await dirs.use(dir, (via) => writeFileAtomic(join(dir, 'x.json'), '{"a":1}', { nodeId: 'n1', fsync: false, ...(via === undefined ? {} : { via }) }));
+      await dirs.use(dir, (via) =>
+        writeFileAtomic(join(dir, 'x.json'), '{"a":1}', { nodeId: 'n1', fsync: false, ...(via === undefined ? {} : { via }) }),
+      );
     } finally {
       restore();
       dirs.close();
@@ -112,7 +114,9 @@ describe('writeFileAtomic through a directory handle', linux, () => {
     await writeFile(join(dir, 'target', 'inside'), 'keep');
     const dirs = new DirHandles();
     const err = await dirs
-      .use(dir, (via) => writeFileAtomic(join(dir, 'target'), 'data', { nodeId: 'n1', fsync: false, ...(via === undefined ? {} : { via }) }))
+      .use(dir, (via) =>
+        writeFileAtomic(join(dir, 'target'), 'data', { nodeId: 'n1', fsync: false, ...(via === undefined ? {} : { via }) }),
+      )
       .then(
         () => assert.fail('the rename onto a directory must fail'),
         (e: NodeJS.ErrnoException & { dest?: string }) => e,

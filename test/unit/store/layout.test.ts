@@ -2,7 +2,16 @@ import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { DIRS, Layout, MARKER_FILE, nextTempName, nextTempPath, takeoverClaimPath, tempName, tempOwner } from '../../../src/store/layout.js';
+import {
+  DIRS,
+  Layout,
+  MARKER_FILE,
+  nextTempName,
+  nextTempPath,
+  takeoverClaimPath,
+  tempName,
+  tempOwner,
+} from '../../../src/store/layout.js';
 
 const KEY = '599370d5687c3fd078c314add6d37c2d714e57a5d9157d4a703cfcc0';
 

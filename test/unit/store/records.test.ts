@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { asErrsRecord, asLinksRecord, RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord } from '../../../src/store/records.js';
+import {
+  asErrsRecord,
+  asLinksRecord,
+  RECORD_VERSION,
+  serializeRecord,
+  type ErrsRecord,
+  type LinksRecord,
+} from '../../../src/store/records.js';
 
 const LINKS: LinksRecord = {
   v: RECORD_VERSION,

@@ -126,7 +126,11 @@ test('two sshfs mounts of one export behave as the store and leases need', { tim
     assert.equal(leasesA.holds(host), false);
     assert.deepEqual(await leasesA.acquire(host), { ok: false, holder: B }, 'A cannot take it back while B lives');
     const left = await readdir(join(root2, 'hosts'));
-    assert.deepEqual(left.filter((n) => !n.includes('~takeover~')), [`${host}.lease`], 'no temp or aside file left');
+    assert.deepEqual(
+      left.filter((n) => !n.includes('~takeover~')),
+      [`${host}.lease`],
+      'no temp or aside file left',
+    );
     assert.equal(left.filter((n) => n.includes('~takeover~')).length, 1, "B's claim on the stale lease, kept while B holds the host");
 
     await leasesB.release(host);

@@ -32,9 +32,12 @@ describe('WriteThread', linux, () => {
       for (let n = 0; n < 400; n++) {
         const path = join(dir, `f${n}`);
         let data: string | Uint8Array;
-        if (n % 5 === 0) data = `{"n":${n},"text":"ünïcødé ✓ ${'x'.repeat(n * 13)}"}\n`; // a record: a string
-        else if (n % 5 === 1) data = bytesOf(n, 45_000 + n); // a body of its own
-        else if (n % 5 === 2) data = pool.subarray(n, n + 30_000 + n); // a view into a larger buffer
+        if (n % 5 === 0)
+          data = `{"n":${n},"text":"ünïcødé ✓ ${'x'.repeat(n * 13)}"}\n`; // a record: a string
+        else if (n % 5 === 1)
+          data = bytesOf(n, 45_000 + n); // a body of its own
+        else if (n % 5 === 2)
+          data = pool.subarray(n, n + 30_000 + n); // a view into a larger buffer
         else if (n % 5 === 3) data = n === 3 ? new Uint8Array(0) : bytesOf(n, 120_000);
         else data = n === 4 ? big : bytesOf(n, 1 + n);
         expected.set(path, typeof data === 'string' ? new Uint8Array(Buffer.from(data)) : Uint8Array.from(data));
@@ -57,9 +60,12 @@ describe('WriteThread', linux, () => {
       // 60 rounds of 8 writes of 300 KB: 144 MB through a ring of 4 MB.
       for (let round = 0; round < 60; round++) {
         await Promise.all(
-          Array.from({ length: 8 }, (_, i) => writeFileAtomic(join(dir, `f${i}`), bytesOf(round * 8 + i, 300_000 + round), { nodeId: NODE_ID, fsync: false, thread })),
+          Array.from({ length: 8 }, (_, i) =>
+            writeFileAtomic(join(dir, `f${i}`), bytesOf(round * 8 + i, 300_000 + round), { nodeId: NODE_ID, fsync: false, thread }),
+          ),
         );
-        for (let i = 0; i < 8; i += 3) assert.deepEqual(new Uint8Array(await readFile(join(dir, `f${i}`))), bytesOf(round * 8 + i, 300_000 + round));
+        for (let i = 0; i < 8; i += 3)
+          assert.deepEqual(new Uint8Array(await readFile(join(dir, `f${i}`))), bytesOf(round * 8 + i, 300_000 + round));
       }
     } finally {
       thread.close();
@@ -109,14 +115,26 @@ describe('WriteThread', linux, () => {
     const dir = await freshDir();
     const thread = new WriteThread();
     try {
-      await writeFilesAtomic([{ path: join(dir, 'p.html'), data: new Uint8Array([1, 2]) }, { path: join(dir, 'p.json'), data: '{}' }], { nodeId: NODE_ID, fsync: false, thread });
+      await writeFilesAtomic(
+        [
+          { path: join(dir, 'p.html'), data: new Uint8Array([1, 2]) },
+          { path: join(dir, 'p.json'), data: '{}' },
+        ],
+        { nodeId: NODE_ID, fsync: false, thread },
+      );
       assert.deepEqual([...(await readFile(join(dir, 'p.html')))], [1, 2]);
       assert.equal(await readFile(join(dir, 'p.json'), 'utf8'), '{}');
       // A directory where the first file goes: its rename fails, its temporary file is removed.
       await mkdir(join(dir, 'q.html'));
       await writeFile(join(dir, 'q.html', 'inside'), '');
       await assert.rejects(
-        writeFilesAtomic([{ path: join(dir, 'q.html'), data: 'x' }, { path: join(dir, 'q.json'), data: '{}' }], { nodeId: NODE_ID, fsync: false, thread }),
+        writeFilesAtomic(
+          [
+            { path: join(dir, 'q.html'), data: 'x' },
+            { path: join(dir, 'q.json'), data: '{}' },
+          ],
+          { nodeId: NODE_ID, fsync: false, thread },
+        ),
         (err: NodeJS.ErrnoException) => err.syscall === 'rename',
       );
       assert.deepEqual((await readdir(dir)).sort(), ['p.html', 'p.json', 'q.html'], 'no q.json, no temporary file');
@@ -132,11 +150,14 @@ describe('WriteThread', linux, () => {
       // The name is a directory that is not empty: the rename cannot replace it.
       await mkdir(join(dir, 'page.html'));
       await writeFile(join(dir, 'page.html', 'inside'), '');
-      await assert.rejects(writeFileAtomic(join(dir, 'page.html'), 'x', { nodeId: NODE_ID, fsync: false, thread }), (err: NodeJS.ErrnoException) => {
-        assert.equal(err.syscall, 'rename');
-        assert.ok(['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(err.code ?? ''), err.code);
-        return true;
-      });
+      await assert.rejects(
+        writeFileAtomic(join(dir, 'page.html'), 'x', { nodeId: NODE_ID, fsync: false, thread }),
+        (err: NodeJS.ErrnoException) => {
+          assert.equal(err.syscall, 'rename');
+          assert.ok(['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(err.code ?? ''), err.code);
+          return true;
+        },
+      );
       assert.deepEqual(await readdir(dir), ['page.html']);
       assert.equal(thread.usable, true, 'a failed write does not stop the thread');
       await writeFileAtomic(join(dir, 'next.html'), 'y', { nodeId: NODE_ID, fsync: false, thread });
@@ -174,7 +195,10 @@ describe('WriteThread', linux, () => {
     } as unknown as WriteThread;
     await writeFileAtomic(join(dir, 'page.html'), 'whole', { nodeId: NODE_ID, fsync: false, thread: lost });
     assert.equal(await readFile(join(dir, 'page.html'), 'utf8'), 'whole');
-    const files = [{ path: join(dir, 'r.html'), data: 'page' }, { path: join(dir, 'r.json'), data: '{"v":1}' }];
+    const files = [
+      { path: join(dir, 'r.html'), data: 'page' },
+      { path: join(dir, 'r.json'), data: '{"v":1}' },
+    ];
     await writeFilesAtomic(files, { nodeId: NODE_ID, fsync: false, thread: lost });
     assert.deepEqual((await readdir(dir)).sort(), ['page.html', 'r.html', 'r.json']);
     assert.equal(await readFile(join(dir, 'r.json'), 'utf8'), '{"v":1}');

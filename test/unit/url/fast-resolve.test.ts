@@ -10,19 +10,118 @@ import { DEFAULT_NORMALIZE_OPTIONS, normalizeLink, normalizeUrl } from '../../..
  * pieces real hrefs have and of the pieces where WHATWG parsing has special rules.
  */
 
-const SCHEMES = ['http://', 'https://', 'HTTP://', 'HtTpS://', 'http:', 'http:/', 'https:///', 'ftp://', 'mailto:', 'javascript:', 'data:', '//', '///', '\\\\', ''];
+const SCHEMES = [
+  'http://',
+  'https://',
+  'HTTP://',
+  'HtTpS://',
+  'http:',
+  'http:/',
+  'https:///',
+  'ftp://',
+  'mailto:',
+  'javascript:',
+  'data:',
+  '//',
+  '///',
+  '\\\\',
+  '',
+];
 const HOSTS = [
-  'example.com', 'EXAMPLE.Com', 'a-b.example', 'www.site-0001.example', 'localhost', '127.0.0.1', '127.0.0.10', '255.255.255.255',
-  '127.000.0.1', '0x7f.0.0.1', '0177.0.0.1', '2130706433', '1.2.3', '256.1.1.1', '1.2.3.4.5', 'ex..com', '.ex.com', 'example.com.',
-  'xn--mnchen-3ya.de', 'xn--zz.com', 'münchen.de', 'a_b.com', 'user@host.com', 'u:p@host.com', '[::1]', '[2001:DB8::1]',
-  'host%41.com', '-a.com', '1a.com', 'a.1a', 'a.0x1f', 'a.09', 'ex ample.com', '',
+  'example.com',
+  'EXAMPLE.Com',
+  'a-b.example',
+  'www.site-0001.example',
+  'localhost',
+  '127.0.0.1',
+  '127.0.0.10',
+  '255.255.255.255',
+  '127.000.0.1',
+  '0x7f.0.0.1',
+  '0177.0.0.1',
+  '2130706433',
+  '1.2.3',
+  '256.1.1.1',
+  '1.2.3.4.5',
+  'ex..com',
+  '.ex.com',
+  'example.com.',
+  'xn--mnchen-3ya.de',
+  'xn--zz.com',
+  'münchen.de',
+  'a_b.com',
+  'user@host.com',
+  'u:p@host.com',
+  '[::1]',
+  '[2001:DB8::1]',
+  'host%41.com',
+  '-a.com',
+  '1a.com',
+  'a.1a',
+  'a.0x1f',
+  'a.09',
+  'ex ample.com',
+  '',
 ];
 const PORTS = ['', '', '', ':80', ':443', ':8080', ':0', ':08080', ':65535', ':65536', ':', ':x', ':1'];
 const SEGMENTS = [
-  'a', 'B', 'index.html', 'x.html', 'products', '.', '..', '.', '..', '%2e', '%2E%2e', '.%2e', '%2e.', '', 'a b', 'ü', '%41', '%zz', '%',
-  'a;sid=1', 'a;jsessionid=X;b=2', "it's", 'a:b', '~u', 'a|b', 'a^b', 'a`b', '{x}', '[x]', 'a\\b', 'a\tb', '*', '@', "!$&'()*+,=", '...', '.hidden',
+  'a',
+  'B',
+  'index.html',
+  'x.html',
+  'products',
+  '.',
+  '..',
+  '.',
+  '..',
+  '%2e',
+  '%2E%2e',
+  '.%2e',
+  '%2e.',
+  '',
+  'a b',
+  'ü',
+  '%41',
+  '%zz',
+  '%',
+  'a;sid=1',
+  'a;jsessionid=X;b=2',
+  "it's",
+  'a:b',
+  '~u',
+  'a|b',
+  'a^b',
+  'a`b',
+  '{x}',
+  '[x]',
+  'a\\b',
+  'a\tb',
+  '*',
+  '@',
+  "!$&'()*+,=",
+  '...',
+  '.hidden',
 ];
-const QUERIES = ['', '', '', '?', '?a=1', '?a=1&sid=2', '?SID=x&b', "?q='x'", '?a b', '?a"b', '?ü', '?<x>', '?a=%2e', '?{}|^`\\', '??', '?a=1&', '?&', '?/a/../b'];
+const QUERIES = [
+  '',
+  '',
+  '',
+  '?',
+  '?a=1',
+  '?a=1&sid=2',
+  '?SID=x&b',
+  "?q='x'",
+  '?a b',
+  '?a"b',
+  '?ü',
+  '?<x>',
+  '?a=%2e',
+  '?{}|^`\\',
+  '??',
+  '?a=1&',
+  '?&',
+  '?/a/../b',
+];
 const FRAGMENTS = ['', '', '#', '#x', '#a?b', '#\tq', '#ü'];
 const BASES = [
   'http://example.com/dir/page.html',
@@ -63,7 +162,11 @@ describe('fast link resolution', () => {
         if (href === '') continue;
         total++;
         if (fastResolve(href, fastBase) !== undefined) fast++;
-        assert.deepEqual(normalizeLink(href, base, fastBase, DEFAULT_NORMALIZE_OPTIONS), normalizeUrl(href, base, DEFAULT_NORMALIZE_OPTIONS), `${href} against ${baseText}`);
+        assert.deepEqual(
+          normalizeLink(href, base, fastBase, DEFAULT_NORMALIZE_OPTIONS),
+          normalizeUrl(href, base, DEFAULT_NORMALIZE_OPTIONS),
+          `${href} against ${baseText}`,
+        );
       }
     }
     // The comparison means something only if the fast path took a good share of the inputs.
@@ -74,8 +177,15 @@ describe('fast link resolution', () => {
     const base = new URL('http://127.0.0.10:41000/docs/api/v2/alpha-bravo-12.html');
     const fastBase = fastBaseOf(base);
     for (const href of [
-      '/blog/x-1.html', 'y.html', './y.html', '../../guide/z.html', 'http://127.0.0.11:41001/products/a-2/',
-      '//127.0.0.12:41002/news/2023/11/b.html', 'HTTP://127.0.0.10:41000/p.html', '/p.html#comments', '/cart/add?item=3',
+      '/blog/x-1.html',
+      'y.html',
+      './y.html',
+      '../../guide/z.html',
+      'http://127.0.0.11:41001/products/a-2/',
+      '//127.0.0.12:41002/news/2023/11/b.html',
+      'HTTP://127.0.0.10:41000/p.html',
+      '/p.html#comments',
+      '/cart/add?item=3',
       'http://www.example.com/share?u=http%3A%2F%2Fx',
     ]) {
       assert.notEqual(fastResolve(href, fastBase), undefined, href);
@@ -85,7 +195,18 @@ describe('fast link resolution', () => {
   test('leaves to WHATWG what it does not handle', () => {
     const base = new URL('http://example.com/d/p.html');
     const fastBase = fastBaseOf(base);
-    for (const href of ['mailto:a@b.c', 'javascript:void(0)', 'http://münchen.de/', 'http://0177.0.0.1/', 'a/%2e%2e/b', 'http://u@h.com/', 'a:b', 'http:x', 'p ü', 'http://[::1]/']) {
+    for (const href of [
+      'mailto:a@b.c',
+      'javascript:void(0)',
+      'http://münchen.de/',
+      'http://0177.0.0.1/',
+      'a/%2e%2e/b',
+      'http://u@h.com/',
+      'a:b',
+      'http:x',
+      'p ü',
+      'http://[::1]/',
+    ]) {
       assert.equal(fastResolve(href, fastBase), undefined, href);
     }
     // A base with user info, or none at all, sends every link the slow way.

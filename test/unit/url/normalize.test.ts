@@ -92,8 +92,16 @@ const VECTORS: readonly Vector[] = [
   { rule: 'CJK in query', input: 'http://example.com/?q=café&r=日本', expect: 'http://example.com/?q=caf%C3%A9&r=%E6%97%A5%E6%9C%AC' },
   { rule: 'astral character (4 bytes)', input: 'http://example.com/\u{1F600}', expect: 'http://example.com/%F0%9F%98%80' },
   { rule: 'no-break space', input: 'http://example.com/\u00a0', expect: 'http://example.com/%C2%A0' },
-  { rule: 'path set: { } ` " < > encoded, | ^ kept', input: 'http://example.com/{a}|^`"<>', expect: 'http://example.com/%7Ba%7D|^%60%22%3C%3E' },
-  { rule: "query set: ' \" < > encoded, { } | ^ ` kept", input: 'http://example.com/?a={b}|^`\'"<>', expect: 'http://example.com/?a={b}|^`%27%22%3C%3E' },
+  {
+    rule: 'path set: { } ` " < > encoded, | ^ kept',
+    input: 'http://example.com/{a}|^`"<>',
+    expect: 'http://example.com/%7Ba%7D|^%60%22%3C%3E',
+  },
+  {
+    rule: 'query set: \' " < > encoded, { } | ^ ` kept',
+    input: 'http://example.com/?a={b}|^`\'"<>',
+    expect: 'http://example.com/?a={b}|^`%27%22%3C%3E',
+  },
   { rule: 'tab and newline removed', input: 'http://example.com/a\tb\nc', expect: 'http://example.com/abc' },
   { rule: 'surrounding spaces trimmed', input: '  http://example.com/x  ', expect: 'http://example.com/x' },
 
@@ -107,18 +115,30 @@ const VECTORS: readonly Vector[] = [
   { rule: 'mixed case SiD, escapes of the rest kept', input: 'http://example.com/?SiD=9&x=%2F', expect: 'http://example.com/?x=%2F' },
   { rule: 'duplicates of other params kept', input: 'http://example.com/?a=1&sid=2&a=1', expect: 'http://example.com/?a=1&a=1' },
   { rule: 'empty parts kept as bytes', input: 'http://example.com/?a=1&&sid=2', expect: 'http://example.com/?a=1&' },
-  { rule: 'names that only contain sid kept', input: 'http://example.com/?sidx=1&xsid=2&sid_=3', expect: 'http://example.com/?sidx=1&xsid=2&sid_=3' },
+  {
+    rule: 'names that only contain sid kept',
+    input: 'http://example.com/?sidx=1&xsid=2&sid_=3',
+    expect: 'http://example.com/?sidx=1&xsid=2&sid_=3',
+  },
   {
     rule: 'every default session name removed',
     input: 'http://example.com/?jsessionid=1&ASPSESSIONID=2&cfid=3&cftoken=4&session_id=5&sessionid=6&keep=7',
     expect: 'http://example.com/?keep=7',
   },
-  { rule: ';sid inside a query value is not a path parameter', input: 'http://example.com/a?b=c;sid=1', expect: 'http://example.com/a?b=c;sid=1' },
+  {
+    rule: ';sid inside a query value is not a path parameter',
+    input: 'http://example.com/a?b=c;sid=1',
+    expect: 'http://example.com/a?b=c;sid=1',
+  },
 
   // `;name=value` path parameters with a session name are removed; others kept.
   { rule: ';jsessionid path parameter removed', input: 'http://example.com/a;jsessionid=1', expect: 'http://example.com/a' },
   { rule: ';jsessionid before a query', input: 'http://example.com/a;jsessionid=ABC?x=1', expect: 'http://example.com/a?x=1' },
-  { rule: 'uppercase ;JSESSIONID, other parameter kept', input: 'http://example.com/a;JSESSIONID=ABC;foo=1/b', expect: 'http://example.com/a;foo=1/b' },
+  {
+    rule: 'uppercase ;JSESSIONID, other parameter kept',
+    input: 'http://example.com/a;JSESSIONID=ABC;foo=1/b',
+    expect: 'http://example.com/a;foo=1/b',
+  },
   { rule: ';sid in the middle', input: 'http://example.com/a;sid=1;b=2', expect: 'http://example.com/a;b=2' },
   { rule: 'path parameter in every segment', input: 'http://example.com/a;jsessionid=1/b;jsessionid=2', expect: 'http://example.com/a/b' },
   { rule: 'path parameter on the root', input: 'http://example.com/;jsessionid=X?y=1', expect: 'http://example.com/?y=1' },
@@ -148,8 +168,18 @@ const VECTORS: readonly Vector[] = [
 
   // Protocol-relative links take the page's scheme; the port default is that scheme's.
   { rule: 'protocol-relative', input: '//other.com/x', base: 'https://example.com/', expect: 'https://other.com/x' },
-  { rule: 'protocol-relative, default port dropped', input: '//Other.COM:443/x', base: 'https://example.com/', expect: 'https://other.com/x' },
-  { rule: 'protocol-relative, port 80 under https kept', input: '//other.com:80/x', base: 'https://example.com/', expect: 'https://other.com:80/x' },
+  {
+    rule: 'protocol-relative, default port dropped',
+    input: '//Other.COM:443/x',
+    base: 'https://example.com/',
+    expect: 'https://other.com/x',
+  },
+  {
+    rule: 'protocol-relative, port 80 under https kept',
+    input: '//other.com:80/x',
+    base: 'https://example.com/',
+    expect: 'https://other.com:80/x',
+  },
   { rule: 'protocol-relative without base', input: '//example.com/', expect: reject('invalid') },
 
   // Backslashes count as slashes in http(s) paths (as browsers do), but not in the query.
@@ -361,11 +391,13 @@ describe('keys of raw URLs (fixed vectors)', () => {
 
   test('different spellings of one address share one key', () => {
     const spellings = ['http://example.com', 'HTTP://EXAMPLE.COM:80/', 'http://example.com/?', 'http://u@example.com/#x'];
-    const keys = new Set(spellings.map((s) => {
-      const r = normalizeUrl(s);
-      assert.ok(r.ok, s);
-      return urlKey(r.url);
-    }));
+    const keys = new Set(
+      spellings.map((s) => {
+        const r = normalizeUrl(s);
+        assert.ok(r.ok, s);
+        return urlKey(r.url);
+      }),
+    );
     assert.deepEqual([...keys], ['599370d5687c3fd078c314add6d37c2d714e57a5d9157d4a703cfcc0']);
   });
 

@@ -46,7 +46,10 @@ describe('Ring', () => {
     }
     const rest = r.drain();
     assert.equal(rest.length, next - expected);
-    assert.deepEqual(rest, Array.from({ length: next - expected }, (_, i) => expected + i));
+    assert.deepEqual(
+      rest,
+      Array.from({ length: next - expected }, (_, i) => expected + i),
+    );
   });
 
   test('falsy items are items', () => {

@@ -25,7 +25,15 @@ describe('sorted CDXJ (docs/warc.md, "Sorted indexes")', () => {
       '',
     ].join('\n');
     const sorted = sortCdxj(text);
-    const bySort = execFileSync('sort', { input: text.split('\n').filter((l) => l !== '').join('\n') + '\n', env: { LC_ALL: 'C' }, encoding: 'utf8' });
+    const bySort = execFileSync('sort', {
+      input:
+        text
+          .split('\n')
+          .filter((l) => l !== '')
+          .join('\n') + '\n',
+      env: { LC_ALL: 'C' },
+      encoding: 'utf8',
+    });
     assert.equal(sorted, bySort);
     assert.match(sorted, /^com,example\)\/ .*\norg,example\)\/ 20261123115959 .*\norg,example\)\/ 20261123120001 /);
     assert.equal(sortCdxj(''), '');

@@ -32,7 +32,10 @@ describe('repair of WARC files left open by dead writers of any machine', () => 
     // Without heartbeats (the first write's local check), a file of another machine is left alone.
     assert.deepEqual(await repairDeadWarcs(dir, 'ws1', undefined), []);
     const done = await repairDeadWarcs(dir, 'ws1', liveness(['ws9']));
-    assert.deepEqual(done.map((r) => [r.name, r.writer, r.records]), [[name, 'ws9', 5]]);
+    assert.deepEqual(
+      done.map((r) => [r.name, r.writer, r.records]),
+      [[name, 'ws9', 5]],
+    );
     assert.ok(done[0]!.cut > 0);
     assert.deepEqual((await readdir(dir)).sort(), [name.replace(/\.warc\.gz$/, '.cdxj'), name]);
     const set = await checkWarcDir(dir); // no tail, every response paired, the index exact
@@ -60,7 +63,10 @@ describe('repair of WARC files left open by dead writers of any machine', () => 
   test("a file of an earlier process with this node's own id is closed at once, without heartbeats", async () => {
     const name = await leftOpen(dir, 'ws9', 5);
     const done = await repairDeadWarcs(dir, 'ws9', undefined);
-    assert.deepEqual(done.map((r) => r.name), [name]);
+    assert.deepEqual(
+      done.map((r) => r.name),
+      [name],
+    );
     await checkWarcDir(dir);
     for (const n of await readdir(dir)) await rm(join(dir, n));
   });
@@ -71,11 +77,15 @@ describe('repair of WARC files left open by dead writers of any machine', () => 
     const repaired = [...a, ...b].map((r) => r.name).sort();
     assert.deepEqual(repaired, names, 'each file repaired exactly once');
     await checkWarcDir(dir);
-    assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith('.')), [], 'no claim left');
+    assert.deepEqual(
+      (await readdir(dir)).filter((n) => n.startsWith('.')),
+      [],
+      'no claim left',
+    );
     for (const n of await readdir(dir)) await rm(join(dir, n));
   });
 
-  test('a claim whose repairer died is claimed again; a live repairer\'s claim is left to it', async () => {
+  test("a claim whose repairer died is claimed again; a live repairer's claim is left to it", async () => {
     const name = await leftOpen(dir, 'ws9', 4);
     const claimA = claimNameOf(name, 'ws5');
     await writeFile(join(dir, claimA), await readFile(join(dir, `${name}.open`)));
@@ -83,7 +93,10 @@ describe('repair of WARC files left open by dead writers of any machine', () => 
     assert.deepEqual(await repairDeadWarcs(dir, 'ws1', liveness(['ws9'])), [], 'ws5 is alive: its claim is its own');
     assert.ok((await readdir(dir)).includes(claimA));
     const done = await repairDeadWarcs(dir, 'ws1', liveness(['ws9', 'ws5']));
-    assert.deepEqual(done.map((r) => r.name), [name]);
+    assert.deepEqual(
+      done.map((r) => r.name),
+      [name],
+    );
     await checkWarcDir(dir);
     for (const n of await readdir(dir)) await rm(join(dir, n));
   });
