@@ -7,7 +7,8 @@ import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type 
 import { runCrawl } from './crawl-command.js';
 import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
-import { SUPERVISED_ENV, heldErrsMessage, runSupervisor, type ChildMessage } from './supervisor.js';
+import { SUPERVISED_ENV, runSupervisor } from './supervisor.js';
+import { heldErrsMessage, type ChildMessage } from './child-messages.js';
 import type { CrawlNode } from '../crawl/crawl-node.js';
 import { onlyWhenChanged } from '../progress/host-tally.js';
 import { refuseOptionLikeValues } from './option-like-values.js';

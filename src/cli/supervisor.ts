@@ -13,41 +13,11 @@ import { reconcileNormalization } from '../crawl/normalization.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { politenessStartLine } from '../progress/politeness-notes.js';
 import { holdingsLine, holdingsOf, judgeOutcome } from './run-outcome.js';
-import type { HostErrs } from '../store/errs-tally.js';
+import { knownErrs, type ChildMessage, type HeldErrsMessage } from './child-messages.js';
 import { backoffMs } from '../frontier/retry-policy.js';
 
 /** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
 export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
-
-/** What a supervised child sends its parent. */
-export type ChildMessage =
-  | {
-      readonly type: 'progress';
-      readonly snapshot: Snapshot;
-      /** The hosts the node owns, when they changed since its last message (src/progress/host-tally.ts). */
-      readonly hosts?: readonly string[];
-    }
-  | {
-      /** At its end: the errs records of the hosts it held to the end (CrawlNode.heldErrs), for the summary. */
-      readonly type: 'held-errs';
-      readonly held: readonly (readonly [string, WireHostErrs])[];
-      /** The most hosts it owned at once (CrawlStats.hostsOwnedMost): why a node that fetched nothing did. Absent: not known. */
-      readonly hostsOwnedMost?: number;
-    };
-
-type HeldErrsMessage = Extract<ChildMessage, { type: 'held-errs' }>;
-
-/** HostErrs through the IPC channel's JSON: no Infinity. */
-type WireHostErrs = Omit<HostErrs, 'nextMs'> & { readonly nextMs: number | null };
-
-/** A child's held-errs message for `held` (CrawlNode.heldErrs). */
-export function heldErrsMessage(held: ReadonlyMap<string, HostErrs>, hostsOwnedMost?: number): ChildMessage {
-  return {
-    type: 'held-errs',
-    held: [...held].map(([host, e]) => [host, { ...e, nextMs: Number.isFinite(e.nextMs) ? e.nextMs : null }] as const),
-    ...(hostsOwnedMost === undefined ? {} : { hostsOwnedMost }),
-  };
-}
 
 /** A node of --processes that fetched nothing and failed nothing, for idleNodesLines. */
 export interface IdleNode {
@@ -87,24 +57,6 @@ export function idleNodesLines(idle: readonly IdleNode[], all: { nodes: number; 
     );
   }
   return lines;
-}
-
-/**
- * The errs records the children held to the end, for the summary (readHoldings' `known`; the
- * caller uses them only when every child ended complete and said what it held), without a
- * host two of them name (one of them held it last, but which one is not known here).
- */
-function knownErrs(reports: readonly HeldErrsMessage[]): Map<string, HostErrs> {
-  const known = new Map<string, HostErrs>();
-  const twice = new Set<string>();
-  for (const r of reports) {
-    for (const [host, e] of r.held) {
-      if (known.has(host)) twice.add(host);
-      known.set(host, { ...e, nextMs: e.nextMs ?? Infinity });
-    }
-  }
-  for (const host of twice) known.delete(host);
-  return known;
 }
 
 const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
