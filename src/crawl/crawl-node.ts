@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { Ownership } from '../cluster/ownership.js';
 import type { Clock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
-import { ExitCode, FatalError, describeError } from '../errors.js';
+import { ExitCode } from '../errors.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { ScopeFilter } from '../frontier/scope.js';
 import type { Logger } from '../progress/logger.js';
@@ -14,6 +14,7 @@ import { Heartbeat } from './heartbeat.js';
 import { joinCrawl } from './node-join.js';
 import { assembleNode, type Parts } from './node-parts.js';
 import { shutDownNode } from './node-shutdown.js';
+import { NodeFaults, internalStop } from './node-faults.js';
 import type { HostErrs } from '../store/errs-tally.js';
 
 /** What a node's run came to. */
@@ -66,6 +67,7 @@ export class CrawlNode {
   #wake: (() => void) | undefined;
   #heartbeat: Heartbeat | undefined;
   #rounds: DiscoveryRounds | undefined;
+  #faults: NodeFaults | undefined;
 
   constructor(config: CrawlConfig, deps: CrawlNodeDeps) {
     this.#config = config;
@@ -130,24 +132,16 @@ export class CrawlNode {
    * repeated. Returns a result when the node must stop before it crawls.
    */
   async #startUp(p: Parts): Promise<RunResult | undefined> {
-    for (;;) {
-      if (this.#stopping) return this.#stopping;
-      try {
-        await joinCrawl(p, {
-          config: this.#config,
-          clock: this.#clock,
-          log: this.#log,
-          ownership: this.#ownership,
-          heartbeat: this.#heartbeat!,
-          rounds: this.#rounds!,
-        });
-        return undefined;
-      } catch (err) {
-        if (err instanceof FatalError || p.guard.classify(err) === undefined) throw err;
-      }
-      const failed = await this.#waitOutFault(p);
-      if (failed) return failed;
-    }
+    return this.#faults!.retry(() =>
+      joinCrawl(p, {
+        config: this.#config,
+        clock: this.#clock,
+        log: this.#log,
+        ownership: this.#ownership,
+        heartbeat: this.#heartbeat!,
+        rounds: this.#rounds!,
+      }),
+    );
   }
 
   /** Opens the data directory and builds the parts that use it. */
@@ -198,6 +192,14 @@ export class CrawlNode {
       fenced: () => this.#fenced(),
       onStoreError: (err) => this.#onStoreError(err),
     });
+    this.#faults = new NodeFaults({
+      config: this.#config,
+      ownership: this.#ownership,
+      heartbeat: this.#heartbeat,
+      parts: this.#p,
+      stopping: () => this.#stopping,
+      sleep: (ms) => this.#sleep(ms),
+    });
     return this.#p;
   }
 
@@ -212,7 +214,7 @@ export class CrawlNode {
     for (;;) {
       if (this.#stopping) return this.#stopping;
       if (p.guard.fault) {
-        const failed = await this.#waitOutFault(p);
+        const failed = await this.#faults!.waitOut();
         if (failed) return failed;
         continue;
       }
@@ -261,44 +263,8 @@ export class CrawlNode {
 
   /** A failure of the mount stops fetching (MountGuard); anything else is a bug and ends the run. */
   #onStoreError(err: unknown): void {
-    if (this.#p?.guard.classify(err) === undefined) {
-      if (this.#stopping?.exitCode !== ExitCode.INTERNAL) {
-        this.#log.error(`INTERNAL: ${describeError(err)} (a bug: please report it with MOUNTCRAWL_DEBUG=1 output)`);
-        if (process.env.MOUNTCRAWL_DEBUG) this.#log.error(String((err as Error).stack));
-      }
-      this.#stopping ??= { reason: 'stopped', exitCode: ExitCode.INTERNAL, message: `INTERNAL: ${describeError(err)}` };
-    }
+    if (this.#p?.guard.classify(err) === undefined) this.#stopping = internalStop(err, this.#log, this.#stopping);
     this.#wakeLoop();
-  }
-
-  /** Probes the mount until it works again; returns the final result when --mount-retry runs out. */
-  async #waitOutFault(p: Parts): Promise<RunResult | undefined> {
-    while (!this.#stopping) {
-      const fault = p.guard.fault!;
-      if (p.guard.expired()) {
-        return {
-          reason: 'mount-failed',
-          exitCode: ExitCode.MOUNT,
-          message: `${fault.code}: ${fault.message} (gave up after ${Math.round(this.#config.mountRetryMs / 1000)} s)`,
-        };
-      }
-      await this.#sleep(Math.min(2_000, this.#config.heartbeatMs));
-      try {
-        await p.guard.checkMarker();
-        await p.membership.beat(this.#heartbeat!.status('waiting'));
-        await p.store.probe();
-        if (this.#ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify('all'));
-        // Pages fetched but not written when the fault came (temporary files it left go at
-        // the next heartbeat, which removes them once its own record is written).
-        await p.requests.commitUnwritten();
-      } catch {
-        continue; // still failing
-      }
-      p.guard.cleared();
-      p.requests.pump();
-      return undefined;
-    }
-    return undefined;
   }
 
   /**
