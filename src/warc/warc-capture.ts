@@ -14,6 +14,7 @@ import type { CaptureSink, Exchange } from './exchange.js';
 import { exchangeRecords, warcinfoRecord, type BuiltRecord } from './warc-records.js';
 import { repairDeadWarcs, repairLine } from './dead-writer-repair.js';
 import { OPEN_SUFFIX, cdxjNameOf } from './warc-repair.js';
+import { writeAt, type OpenFile } from './open-warc-file.js';
 
 export interface WarcCaptureOptions {
   /** The warc/ directory of the data directory (created if missing; its parent never is). */
@@ -26,21 +27,6 @@ export interface WarcCaptureOptions {
   readonly robots: boolean;
   /** fdatasync each batch of records before its index lines are written. */
   readonly fsync: boolean;
-}
-
-/** The WARC file being written. */
-interface OpenFile {
-  readonly name: string;
-  readonly path: string;
-  readonly cdxPath: string;
-  size: number;
-  cdxSize: number;
-  records: number;
-  /** A write failed after `size`: the bytes past it are cut off before the next write. */
-  dirty: boolean;
-  cdxDirty: boolean;
-  /** Index lines of records written whose lines are not yet. */
-  cdxPending: string;
 }
 
 /**
@@ -143,7 +129,7 @@ export class WarcCapture implements CaptureSink {
     // A file taken by a repairer before or during this write: the batch goes to a new file
     // (a copy may also be in the taken file; a record twice is harmless, a record lost is not).
     while (
-      (await this.#writeAt(f.path, data, f, 'warc').then(
+      (await writeAt(f.path, data, f, 'warc', this.#o.fsync).then(
         () => false,
         (err) => this.#takenOr(f, err),
       )) ||
@@ -173,7 +159,7 @@ export class WarcCapture implements CaptureSink {
     this.records += built.length;
     this.bytes += total;
     const lines = Buffer.from(f.cdxPending);
-    await this.#writeAt(f.cdxPath, lines, f, 'cdx');
+    await writeAt(f.cdxPath, lines, f, 'cdx', this.#o.fsync);
     f.cdxPending = '';
   }
 
@@ -181,32 +167,6 @@ export class WarcCapture implements CaptureSink {
   async #takenOr(f: OpenFile, err: unknown): Promise<boolean> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (await this.#taken(f))) return true;
     throw err;
-  }
-
-  /** Writes `data` at the end this writer knows of, cutting off what a failed write left. */
-  async #writeAt(path: string, data: Buffer, f: OpenFile, which: 'warc' | 'cdx'): Promise<void> {
-    const at = which === 'warc' ? f.size : f.cdxSize;
-    const wasDirty = which === 'warc' ? f.dirty : f.cdxDirty;
-    if (which === 'warc') f.dirty = true;
-    else f.cdxDirty = true;
-    const fh = await open(path, 'r+');
-    try {
-      if (wasDirty) await fh.truncate(at);
-      for (let done = 0; done < data.length; ) {
-        const { bytesWritten } = await fh.write(data, done, data.length - done, at + done);
-        done += bytesWritten;
-      }
-      if (this.#o.fsync && which === 'warc') await fh.datasync();
-    } finally {
-      await fh.close();
-    }
-    if (which === 'warc') {
-      f.size += data.length;
-      f.dirty = false;
-    } else {
-      f.cdxSize += data.length;
-      f.cdxDirty = false;
-    }
   }
 
   /** Starts a file: `<UTC time>-<node>-<seq>.warc.gz.open`, its warcinfo record, and its index. */
@@ -258,8 +218,8 @@ export class WarcCapture implements CaptureSink {
     try {
       if (f.dirty || f.cdxDirty || f.cdxPending !== '') {
         // Cut a torn tail and write the index lines still owed, then close.
-        await this.#writeAt(f.path, Buffer.alloc(0), f, 'warc');
-        await this.#writeAt(f.cdxPath, Buffer.from(f.cdxPending), f, 'cdx');
+        await writeAt(f.path, Buffer.alloc(0), f, 'warc', this.#o.fsync);
+        await writeAt(f.cdxPath, Buffer.from(f.cdxPending), f, 'cdx', this.#o.fsync);
         f.cdxPending = '';
       }
       // The index as written (in record order) is replaced whole by the sorted one; a crash
