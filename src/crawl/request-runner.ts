@@ -20,6 +20,7 @@ import type { MiddlewareChain } from '../hooks/middleware-chain.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
 import { nothingInHand } from './work-left.js';
+import { InFlightTasks } from './in-flight-tasks.js';
 
 export interface RequestRunnerDeps {
   readonly config: CrawlConfig;
@@ -69,7 +70,7 @@ export interface RunnerControl {
 export class RequestRunner {
   readonly #d: RequestRunnerDeps;
   readonly #abort: AbortController;
-  readonly #tasks = new Set<Promise<void>>();
+  readonly #tasks: InFlightTasks;
   #inFlight = 0;
   #fetched = 0;
   #threadsStarted = false;
@@ -83,6 +84,7 @@ export class RequestRunner {
   constructor(deps: RequestRunnerDeps) {
     this.#d = deps;
     this.#abort = deps.abort;
+    this.#tasks = new InFlightTasks(deps.clock, (err) => this.#d.control.onStoreError(err));
     // Every request in flight listens for the stop signal.
     setMaxListeners(Infinity, this.#abort.signal);
   }
@@ -163,14 +165,14 @@ export class RequestRunner {
     this.#fetched++;
     host.countFetch(1);
     const previousStart = host.beginRequest(now);
-    this.#track(this.#run(host, item, target, previousStart));
+    this.#tasks.track(this.#run(host, item, target, previousStart));
   }
 
   /** Fetches a host's robots.txt, counted among the requests in flight (--concurrency). */
   #fetchRobots(host: HostState): void {
     if (host.robotsLoading || host.robots !== undefined) return;
     this.#inFlight++;
-    this.#track(
+    this.#tasks.track(
       this.#d.hostRobots.fetch(host).finally(() => {
         this.#inFlight--;
         this.#ended(host);
@@ -179,27 +181,13 @@ export class RequestRunner {
   }
 
   /** Waits for the requests in flight, at most `graceMs`. */
-  async drain(graceMs: number): Promise<void> {
-    const clock = this.#d.clock;
-    const deadline = clock.monotonic() + graceMs;
-    while (this.#tasks.size > 0 && clock.monotonic() < deadline) {
-      let timer: ReturnType<typeof clock.setTimeout> | undefined;
-      const pause = new Promise<void>((resolve) => {
-        timer = clock.setTimeout(resolve, Math.max(1, Math.min(250, deadline - clock.monotonic())));
-      });
-      await Promise.race([Promise.allSettled([...this.#tasks]), pause]);
-      clock.clearTimeout(timer);
-    }
+  drain(graceMs: number): Promise<void> {
+    return this.#tasks.drain(graceMs);
   }
 
   /** Abandons the requests in flight: their results are not written. */
   abort(): void {
     this.#abort.abort();
-  }
-
-  #track(task: Promise<void>): void {
-    const t = task.catch((err) => this.#d.control.onStoreError(err)).finally(() => this.#tasks.delete(t));
-    this.#tasks.add(t);
   }
 
   async #run(host: HostState, item: QueueItem, target: Target, previousStart: number): Promise<void> {
