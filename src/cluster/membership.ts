@@ -7,16 +7,7 @@ import { readJsonValidated } from '../store/read-whole.js';
 import { isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
 import { SelfRecord, type SelfStatus } from './self-record.js';
-
-/** Another node as this node sees it. */
-interface Peer {
-  record: NodeRecord;
-  /** Monotonic time at which its counter was last seen to change (or it was first seen). */
-  lastChange: number;
-  alive: boolean;
-  /** Monotonic time since which it has been seen idle in its current idle epoch. */
-  idleSeenSince: number | undefined;
-}
+import { seePeer, type Peer } from './peer-liveness.js';
 
 export interface MembershipOptions {
   readonly nodeId: string;
@@ -180,23 +171,7 @@ export class Membership {
   #see(id: string, record: NodeRecord, now: number): void {
     if (record.state === 'done') this.#done.add(id);
     else this.#done.delete(id);
-    const peer = this.#peers.get(id);
-    if (peer === undefined) {
-      const dead = isDeadLocalProcess(record) || record.state === 'stopping' || record.state === 'done';
-      this.#peers.set(id, {
-        record,
-        lastChange: dead ? now - this.#options.deadAfterMs : now,
-        alive: !dead,
-        idleSeenSince: record.state === 'idle' ? now : undefined,
-      });
-      return;
-    }
-    if (record.counter !== peer.record.counter) peer.lastChange = now;
-    const idleNow = record.state === 'idle';
-    if (!idleNow || record.idleEpoch !== peer.record.idleEpoch) peer.idleSeenSince = idleNow ? now : undefined;
-    else peer.idleSeenSince ??= now;
-    peer.record = record;
-    peer.alive = now - peer.lastChange < this.#options.deadAfterMs && !isDeadLocalProcess(record) && record.state !== 'done';
+    seePeer(this.#peers, id, record, now, this.#options.deadAfterMs);
   }
 
   /** Ids of the live nodes, this one included, sorted. */
