@@ -11,6 +11,7 @@ import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../clus
 import { DoneLeavers } from '../cluster/done-leavers.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { Parts } from './node-parts.js';
+import { nothingInHand, nothingLeft } from './work-left.js';
 import { WATCH_POLL_MS, afterEmptyReseed, peersStill } from './termination.js';
 
 /** Under --watch, how often a reseed stats every directory of the hosts this node owns (#reseedScope). */
@@ -97,7 +98,8 @@ export class DiscoveryRounds {
     const full = this.#needFullReseed;
     this.#needFullReseed = false;
     if (full) this.#leftDone.forget();
-    let queued: number;
+    let found: number;
+    let unsent: boolean;
     try {
       // Hand-offs (docs/protocol.md): everything found goes out before this node may say
       // it is idle; what was sent to it comes in with the reseed.
@@ -118,13 +120,15 @@ export class DiscoveryRounds {
       // Batches still waiting to be written (links forwarded now, or sent on by the heartbeat
       // meanwhile) are work too: the next reseed writes them, and this node may not end, nor
       // say idle, before it has (docs/protocol.md, "Hand-offs").
-      queued = r.queued + handed + (p.handoffs?.outbox.waiting === true ? 1 : 0);
+      found = r.queued + handed;
+      unsent = p.handoffs?.outbox.waiting === true;
       if (r.queued > 0) this.#d.log.info('reseed', { round: this.#d.stats.round + 1, ...r, full });
     } catch (err) {
       this.#d.onStoreError(err);
       return undefined;
     }
-    if (queued > 0 || this.busy() || p.frontier.nextRetryAt() < Infinity) {
+    const work = { queued: p.frontier.queued, inFlight: p.requests.inFlight, found, unsent, nextRetryAt: p.frontier.nextRetryAt() };
+    if (!nothingLeft(work)) {
       this.#d.stats.round++;
       this.#d.stats.state = 'crawling';
       p.membership.setState('crawling');
@@ -188,7 +192,7 @@ export class DiscoveryRounds {
   /** True while something is queued or in flight (queued includes hosts waiting for a lease, a listing or robots.txt). */
   busy(): boolean {
     const p = this.#d.parts;
-    return p.requests.inFlight > 0 || p.frontier.queued > 0;
+    return !nothingInHand({ queued: p.frontier.queued, inFlight: p.requests.inFlight });
   }
 
   /**
