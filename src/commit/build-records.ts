@@ -21,6 +21,7 @@ export function buildLinksRecord(
     bytes: commit.body?.length ?? 0,
     ...(res.truncated && commit.body !== null ? { truncated: true } : {}),
     fetchedAt: new Date(options.nowMs).toISOString(),
+    ...(res.capturedMs !== undefined ? { capturedAt: new Date(res.capturedMs).toISOString() } : {}),
     depth: commit.target.depth,
     node: options.nodeId,
     durationMs: res.durationMs,

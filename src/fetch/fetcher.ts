@@ -42,14 +42,22 @@ export interface FetchedResponse {
   readonly body: Buffer | null;
   readonly truncated: boolean;
   readonly durationMs: number;
+  /**
+   * With a capture (--warc): the wall time the request was sent, which is its response
+   * record's WARC-Date; a links record keeps it as `capturedAt` (docs/warc.md).
+   */
+  readonly capturedMs?: number;
 }
 
 /** Extra request headers for a conditional GET (recrawl). */
 export interface Validators {
   readonly etag?: string;
   readonly lastModified?: string;
-  /** The stored copy they come from (not sent): a 304's WARC revisit record refers to it. */
-  readonly previous?: { readonly url: string; readonly fetchedAt: string };
+  /**
+   * The stored copy they come from (not sent): a 304's WARC revisit record refers to it, by
+   * URL and by its capture's WARC-Date (ISO 8601).
+   */
+  readonly previous?: { readonly url: string; readonly date: string };
 }
 
 /** Per-request options. */
@@ -205,6 +213,7 @@ export class Fetcher {
         body,
         truncated,
         durationMs: Math.round(this.#clock.monotonic() - started),
+        ...(capture === undefined ? {} : { capturedMs: startedMs }),
       };
     } catch (err) {
       if (signal?.aborted && !timedOut) throw new FetchFailure('ABORTED', 'transient', 'stopped', { cause: err });

@@ -130,8 +130,9 @@ export class Recrawler {
     const validators = {
       ...(prev.etag !== undefined ? { etag: prev.etag } : {}),
       ...(prev.lastModified !== undefined ? { lastModified: prev.lastModified } : {}),
-      // The capture whose content this is: the visit that last found it changed, else the fetch.
-      previous: { url: prev.url, fetchedAt: prev.changedAt ?? prev.fetchedAt },
+      // The capture whose content this is, by its WARC-Date; a record without one (written
+      // without --warc, or by an older version) names the visit that last found it changed.
+      previous: { url: prev.url, date: prev.capturedAt ?? prev.changedAt ?? prev.fetchedAt },
     };
     return { due: true, ...(prev.html !== null && (prev.etag !== undefined || prev.lastModified !== undefined) ? { validators } : {}) };
   }

@@ -29,6 +29,11 @@ export interface LinksRecord {
   readonly truncated?: boolean;
   /** Wall-clock time of the fetch, ISO 8601. */
   readonly fetchedAt: string;
+  /**
+   * With --warc: the WARC-Date (the request's start) of the response record whose content is
+   * stored; kept across a 304, so that a revisit names it exactly (docs/warc.md).
+   */
+  readonly capturedAt?: string;
   /** Hops from a seed. */
   readonly depth: number;
   /** Id of the node that wrote the record. */

@@ -22,7 +22,7 @@ export interface Exchange {
   /** True when the body read was cut (at --max-bytes, or the error-page cap). */
   readonly truncated: boolean;
   /** A conditional request's stored copy: a 304 is recorded as a revisit of it (docs/warc.md). */
-  readonly refersTo?: { readonly url: string; readonly fetchedAt: string };
+  readonly refersTo?: { readonly url: string; readonly date: string };
 }
 
 /** Where the fetcher hands each exchange. Must not throw and must not block. */

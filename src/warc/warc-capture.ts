@@ -8,7 +8,6 @@ import { bootId } from '../cluster/local-liveness.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../progress/logger.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { CaptureDates } from './capture-dates.js';
 import { cdxjLine, sortCdxj } from './cdxj.js';
 import type { CaptureSink, Exchange } from './exchange.js';
 import { exchangeRecords, warcinfoRecord, type BuiltRecord } from './warc-records.js';
@@ -53,7 +52,6 @@ export class WarcCapture implements CaptureSink {
   #repaired = false;
   #seq = 0;
   #buildErrors = 0;
-  readonly #dates: CaptureDates;
   /** Records written (for the summary and tests). */
   records = 0;
   bytes = 0;
@@ -78,12 +76,11 @@ export class WarcCapture implements CaptureSink {
     this.#o = options;
     this.#clock = deps.clock;
     this.#log = deps.log;
-    this.#dates = new CaptureDates(options.dir);
   }
 
   capture(exchange: Exchange): void {
     this.#pending.push(
-      exchangeRecords(exchange, this.#dates).catch((err: unknown) => {
+      exchangeRecords(exchange).catch((err: unknown) => {
         if (++this.#buildErrors <= 3) this.#log.warn(`warc: record of ${exchange.url} not written: ${describeError(err)}`);
         return [];
       }),

@@ -3,7 +3,6 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { WARCRecord } from 'warcio';
 import { surtOf } from './cdxj.js';
-import type { CaptureDates } from './capture-dates.js';
 import { loadWarcio } from './warcio.js';
 import type { Exchange } from './exchange.js';
 
@@ -101,13 +100,12 @@ async function build(record: WARCRecord, status: number, mime: string, payload?:
  * response), in the order they are written. An error status and a redirect are recorded like
  * any response; a body cut short says `WARC-Truncated: length`.
  */
-export async function exchangeRecords(ex: Exchange, dates?: CaptureDates): Promise<[BuiltRecord, BuiltRecord]> {
+export async function exchangeRecords(ex: Exchange): Promise<[BuiltRecord, BuiltRecord]> {
   const { WARCRecord } = await loadWarcio();
   const date = new Date(ex.startedMs).toISOString();
   const payload = ex.body ?? Buffer.alloc(0);
   const statusline = `HTTP/1.1 ${ex.status} ${ex.statusText}`.trimEnd();
-  const builtResponse =
-    ex.status === 304 ? await revisitRecord(ex, date, statusline, dates) : await responseRecord(ex, date, statusline, payload);
+  const builtResponse = ex.status === 304 ? await revisitRecord(ex, date, statusline) : await responseRecord(ex, date, statusline, payload);
   const u = new URL(ex.url);
   const request = WARCRecord.create(
     {
@@ -136,8 +134,8 @@ export const SERVER_HEADERS_FIELD = 'WARC-Mountcrawl-Server-Headers';
  * A 304 Not Modified, as a `revisit` record of profile server-not-modified (docs/warc.md).
  * When the request's validators came from a stored capture (a recrawl), the record stands for
  * that capture so that replay tools show the page: it names it (WARC-Refers-To-Target-URI, and
- * WARC-Refers-To-Date the capture's own WARC-Date as the indexes give it, capture-dates.ts; the
- * stored copy's time when no index has it), and its block is empty: pywb and wabac.js then
+ * WARC-Refers-To-Date the capture's own WARC-Date, which its links record keeps as
+ * `capturedAt`), and its block is empty: pywb and wabac.js then
  * replay the capture's own status line, headers and payload (with the 304's head in the block,
  * pywb replays an empty 304, as it does any 3xx revisit; with a status line and no headers, it
  * replays that status line with no Content-Type). What the server answered is kept whole in
@@ -146,14 +144,12 @@ export const SERVER_HEADERS_FIELD = 'WARC-Mountcrawl-Server-Headers';
  * stored capture behind it (nothing to stand for) keeps the 304 head as its block.
  * Its index line says `warc/revisit`, with no status and no digest, as pywb's indexer writes it.
  */
-async function revisitRecord(ex: Exchange, date: string, statusline: string, dates: CaptureDates | undefined): Promise<BuiltRecord> {
+async function revisitRecord(ex: Exchange, date: string, statusline: string): Promise<BuiltRecord> {
   const { WARCRecord, StatusAndHeaders, HeadersMultiMap } = await loadWarcio();
   const received: [string, string][] = [];
   for (let i = 0; i + 1 < ex.rawHeaders.length; i += 2) received.push([ex.rawHeaders[i]!, ex.rawHeaders[i + 1]!]);
   const refers = ex.refersTo;
-  // The stored copy's time is its commit's; the capture's own WARC-Date is the one to name.
-  const refersDate =
-    refers === undefined ? undefined : ((await dates?.dateOf(refers.url, refers.fetchedAt)) ?? new Date(refers.fetchedAt).toISOString());
+  const refersDate = refers === undefined ? undefined : new Date(refers.date).toISOString();
   const revisit = WARCRecord.create(
     {
       url: ex.url,

@@ -58,6 +58,12 @@ describe('buildLinksRecord', () => {
     assert.deepEqual(Object.keys(r).at(-1), 'links', 'links last: the long part at the end of the file');
   });
 
+  test("with a capture (--warc): capturedAt is the request start, the response record's WARC-Date", () => {
+    const r = buildLinksRecord(page({ response: response({ capturedMs: NOW - 13 }) }), { nodeId: 'n', nowMs: NOW, htmlPath: null });
+    assert.equal(r.capturedAt, '2025-01-15T11:59:59.987Z');
+    assert.equal(r.fetchedAt, '2025-01-15T12:00:00.000Z');
+  });
+
   test('validators, charset, redirects, hook data and truncation are kept', () => {
     // undici gives a repeated header as an array.
     const headers = { etag: ['"v1"', '"v2"'], 'last-modified': 'Wed, 21 Oct 2015 07:28:00 GMT' } as unknown as FetchedResponse['headers'];

@@ -51,7 +51,7 @@ async function parsed(built: BuiltRecord): Promise<{ record: WARCRecord; payload
 
 describe('a 304 revisit record replays the capture it stands for (docs/warc.md)', () => {
   test("its block is empty: no 3xx (pywb would replay an empty redirect), no head to replay instead of the capture's", async () => {
-    const [revisit] = await exchangeRecords(notModified({ url: URL_, fetchedAt: ORIGINAL_AT }));
+    const [revisit] = await exchangeRecords(notModified({ url: URL_, date: ORIGINAL_AT }));
     const { record, payload } = await parsed(revisit);
     assert.equal(record.warcType, 'revisit');
     assert.equal(record.warcHeader('WARC-Profile'), 'http://netpreserve.org/warc/1.1/revisit/server-not-modified');
@@ -66,7 +66,7 @@ describe('a 304 revisit record replays the capture it stands for (docs/warc.md)'
   });
 
   test('it keeps what the server answered: the 304 status line and its headers, in WARC fields', async () => {
-    const ex = notModified({ url: URL_, fetchedAt: ORIGINAL_AT });
+    const ex = notModified({ url: URL_, date: ORIGINAL_AT });
     const [revisit] = await exchangeRecords(ex);
     const { record, raw } = await parsed(revisit);
     assert.equal(record.warcHeader('WARC-Mountcrawl-Server-Response'), 'HTTP/1.1 304 Not Modified');
@@ -83,7 +83,7 @@ describe('a 304 revisit record replays the capture it stands for (docs/warc.md)'
   });
 
   test('its index line is `warc/revisit` with no status and no digest, as pywb indexes a revisit', async () => {
-    const [revisit] = await exchangeRecords(notModified({ url: URL_, fetchedAt: ORIGINAL_AT }));
+    const [revisit] = await exchangeRecords(notModified({ url: URL_, date: ORIGINAL_AT }));
     const line = cdxjLine({ ...revisit, digest: revisit.payloadDigest, offset: 10, length: revisit.bytes.length, filename: 'f.warc.gz' });
     assert.match(line, /^com,example\)\/dir 20261124080000 /);
     const j = JSON.parse(line.slice(line.indexOf('{'))) as Record<string, string>;
@@ -112,7 +112,7 @@ describe('a 304 revisit record replays the capture it stands for (docs/warc.md)'
       rawHeaders: ['Content-Type', 'text/html'],
       body: Buffer.from('new'),
     });
-    const [revisit] = await exchangeRecords(notModified({ url: URL_, fetchedAt: ORIGINAL_AT }));
+    const [revisit] = await exchangeRecords(notModified({ url: URL_, date: ORIGINAL_AT }));
     const lines = [original, later, revisit].map((r, i) =>
       cdxjLine({ ...r, digest: r.payloadDigest, offset: i, length: r.bytes.length, filename: 'f.warc.gz' }),
     );
@@ -136,7 +136,7 @@ describe('a 304 revisit record replays the capture it stands for (docs/warc.md)'
   });
 
   test('a repair indexes a revisit exactly as its writer did', async () => {
-    const [revisit] = await exchangeRecords(notModified({ url: URL_, fetchedAt: ORIGINAL_AT }));
+    const [revisit] = await exchangeRecords(notModified({ url: URL_, date: ORIGINAL_AT }));
     const dir = await mkdtemp(join(tmpdir(), 'mountcrawl-revisit-'));
     try {
       await writeFile(join(dir, 'f.warc.gz'), revisit.bytes);
