@@ -114,11 +114,13 @@ const times = (n: number): string => (Number.isNaN(n) ? '-' : `${round(n, 2)}x`)
 /** The tables the bench prints (markdown, as docs/benchmarks.md records them). */
 export function clusterTables(rows: readonly ClusterRow[], setup: ClusterSetup): string {
   const ns = [...new Set(rows.map((r) => r.nodes))];
-  const walls = (n: number): number[] => rows.filter((r) => r.nodes === n).map((r) => r.wallSeconds);
+  // A run with a failed node, or that missed pages, is no measurement: it stays out of the medians.
+  const ok = (r: ClusterRow): boolean => r.coverage === 1 && r.perNode.every((n) => n.exitCode === 0);
+  const walls = (n: number): number[] => rows.filter((r) => r.nodes === n && ok(r)).map((r) => r.wallSeconds);
   const base = median(walls(1));
   const ideal1 = setup.ideal.get(1);
   const out = [
-    `Nodes on ${setup.where}. Speedup: the median wall time of the N = 1 runs over the median of N's. ` +
+    `Nodes on ${setup.where}. Runs: those where every node exited 0 and every page was fetched. Speedup: the median wall time of the N = 1 runs over the median of N's. ` +
       'Ideal: the ideal cluster of N (docs/benchmarks.md, "The ideal cluster"): its greedy schedule, and the lower bound no schedule beats; ' +
       'efficiency against it: its time over the median wall time. Discovery across nodes: per run, the median and p95 of the time from ' +
       "a page's commit to the first request for a link on it that another node fetched, and of that time only what its host spent idle; " +
@@ -128,8 +130,13 @@ export function clusterTables(rows: readonly ClusterRow[], setup: ClusterSetup):
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const n of ns) {
-    const rs = rows.filter((r) => r.nodes === n);
+    const all = rows.filter((r) => r.nodes === n);
+    const rs = all.filter(ok);
     const w = walls(n);
+    if (rs.length === 0) {
+      out.push(`| ${n} | 0 of ${all.length} | no run completed (a node failed or pages were missed) | - | - | - | - | - | - | - | - | - |`);
+      continue;
+    }
     const speedup = base / median(w);
     const i = setup.ideal.get(n);
     const idealCell = i === undefined ? '-' : `${round(i.greedySeconds, 2)} (${round(i.lowerBoundSeconds, 2)})`;
@@ -138,7 +145,7 @@ export function clusterTables(rows: readonly ClusterRow[], setup: ClusterSetup):
     const d = (k: 'medianMs' | 'p95Ms', of: 'crossNode' | 'crossNodeHostIdle' = 'crossNode'): string =>
       ms(median(rs.map((r) => r.discovery[of][k]).filter((x) => !Number.isNaN(x))));
     out.push(
-      `| ${n} | ${rs.length} | ${round(median(w), 2)} (${Math.min(...w)} to ${Math.max(...w)}) | ${times(speedup)} | ${Number.isNaN(speedup) ? '-' : `${round((100 * speedup) / n, 0)}%`} | ` +
+      `| ${n} | ${rs.length === all.length ? rs.length : `${rs.length} of ${all.length}`} | ${round(median(w), 2)} (${Math.min(...w)} to ${Math.max(...w)}) | ${times(speedup)} | ${Number.isNaN(speedup) ? '-' : `${round((100 * speedup) / n, 0)}%`} | ` +
         `${idealCell} | ${idealSpeedup} | ${againstIdeal} | ${Math.max(...rs.map((r) => r.duplicateFetches))} | ${Math.max(...rs.map((r) => r.maxInFlightPerHost))} | ${d('medianMs')}, ${d('p95Ms')} | ${d('medianMs', 'crossNodeHostIdle')}, ${d('p95Ms', 'crossNodeHostIdle')} |`,
     );
   }

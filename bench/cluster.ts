@@ -148,6 +148,8 @@ function runNode(
   const killer = setTimeout(() => child.kill('SIGKILL'), num('timeout', 1) * 1000);
   let stderr = '';
   let summary: Record<string, unknown> | undefined;
+  // The last line that is not a JSON log line (a crash's message), for when the node fails.
+  let lastOther = '';
   const events: Record<string, number> = {};
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
@@ -155,6 +157,7 @@ function runNode(
     while ((nl = stderr.indexOf('\n')) >= 0) {
       const line = stderr.slice(0, nl);
       stderr = stderr.slice(nl + 1);
+      if (!line.startsWith('{')) lastOther = line;
       if (line.includes('"msg":"summary"')) summary = JSON.parse(line) as Record<string, unknown>;
       else if (line.includes('"msg":"node started"')) onStarted?.();
       else if (line.includes('"level":"error"')) log(`${id}: ${line}`);
@@ -165,7 +168,7 @@ function runNode(
     child.on('exit', (code) => {
       clearTimeout(killer);
       children.delete(child);
-      if (code !== 0) log(`node ${id} exited ${code}`);
+      if (code !== 0) log(`node ${id} exited ${code}${lastOther === '' ? '' : `: ${lastOther}`}`);
       resolve({ code: code ?? 1, summary, events, exitSeconds: round((performance.now() - started) / 1000, 2) });
     }),
   );
