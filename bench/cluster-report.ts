@@ -48,6 +48,8 @@ export interface ClusterRow {
   readonly coverage: number;
   /** Requests beyond the first for the same URL, robots.txt included (the site's count). */
   readonly duplicateFetches: number;
+  /** Up to 10 of the URLs fetched more than once, with their counts. */
+  readonly duplicateExamples: readonly string[];
   readonly maxInFlightPerHost: number;
   /** CPU the whole machine used during the run (/proc/stat): everything, other programs too. */
   readonly machineCpuSeconds: number;
@@ -123,10 +125,10 @@ export function clusterTables(rows: readonly ClusterRow[], setup: ClusterSetup):
     `Nodes on ${setup.where}. Runs: those where every node exited 0 and every page was fetched. Speedup: the median wall time of the N = 1 runs over the median of N's. ` +
       'Ideal: the ideal cluster of N (docs/benchmarks.md, "The ideal cluster"): its greedy schedule, and the lower bound no schedule beats; ' +
       'efficiency against it: its time over the median wall time. Discovery across nodes: per run, the median and p95 of the time from ' +
-      "a page's commit to the first request for a link on it that another node fetched, and of that time only what its host spent idle; " +
+      "a page's commit to the first request for a link on it that another node fetched, and of that time only what its host spent idle while the node that fetched it had a free slot; " +
       `here, the median of the runs' values, against a heartbeat of ${setup.heartbeatMs} ms.`,
     '',
-    '| N | runs | wall s, median (min to max) | speedup | efficiency | ideal s (lower bound s) | ideal speedup | efficiency against ideal | dup. fetches, most | max in flight/host | discovery across nodes ms, median, p95 | host idle ms, median, p95 |',
+    '| N | runs | wall s, median (min to max) | speedup | efficiency | ideal s (lower bound s) | ideal speedup | efficiency against ideal | dup. fetches, most | max in flight/host | discovery across nodes ms, median, p95 | host and slot idle ms, median, p95 |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const n of ns) {
@@ -142,28 +144,28 @@ export function clusterTables(rows: readonly ClusterRow[], setup: ClusterSetup):
     const idealCell = i === undefined ? '-' : `${round(i.greedySeconds, 2)} (${round(i.lowerBoundSeconds, 2)})`;
     const idealSpeedup = i === undefined || ideal1 === undefined ? '-' : `${round(ideal1.greedySeconds / i.greedySeconds, 2)}x`;
     const againstIdeal = i === undefined || i.greedySeconds === 0 ? '-' : `${round((100 * i.greedySeconds) / median(w), 0)}%`;
-    const d = (k: 'medianMs' | 'p95Ms', of: 'crossNode' | 'crossNodeHostIdle' = 'crossNode'): string =>
+    const d = (k: 'medianMs' | 'p95Ms', of: 'crossNode' | 'crossNodeIdle' = 'crossNode'): string =>
       ms(median(rs.map((r) => r.discovery[of][k]).filter((x) => !Number.isNaN(x))));
     out.push(
       `| ${n} | ${rs.length === all.length ? rs.length : `${rs.length} of ${all.length}`} | ${round(median(w), 2)} (${Math.min(...w)} to ${Math.max(...w)}) | ${times(speedup)} | ${Number.isNaN(speedup) ? '-' : `${round((100 * speedup) / n, 0)}%`} | ` +
-        `${idealCell} | ${idealSpeedup} | ${againstIdeal} | ${Math.max(...rs.map((r) => r.duplicateFetches))} | ${Math.max(...rs.map((r) => r.maxInFlightPerHost))} | ${d('medianMs')}, ${d('p95Ms')} | ${d('medianMs', 'crossNodeHostIdle')}, ${d('p95Ms', 'crossNodeHostIdle')} |`,
+        `${idealCell} | ${idealSpeedup} | ${againstIdeal} | ${Math.max(...rs.map((r) => r.duplicateFetches))} | ${Math.max(...rs.map((r) => r.maxInFlightPerHost))} | ${d('medianMs')}, ${d('p95Ms')} | ${d('medianMs', 'crossNodeIdle')}, ${d('p95Ms', 'crossNodeIdle')} |`,
     );
   }
   out.push(
     '',
     "Each run: speedup against the median N = 1 run; the machine's CPU (every process: CPU seconds, cores busy on average and in the busiest second, " +
       "of the machine's cores) and the nodes' own CPU seconds; discovery latency in ms (links: how many pages were found by one node and " +
-      "fetched by another; host idle: of that time, what the link's host spent with no request in flight; " +
+      "fetched by another; host and slot idle: of that time, what the link's host spent with no request in flight while the node that fetched it had a free slot; " +
       'found by the fetching node itself: the same for the rest, for comparison).',
     '',
-    '| N | run | wall s | pages/s | speedup | coverage | dup. fetches | max in flight/host | machine CPU s, cores mean, peak (of) | nodes CPU s | across nodes: links, median, p95, max | host idle: median, p95 | same node: links, median, p95 |',
+    '| N | run | wall s | pages/s | speedup | coverage | dup. fetches | max in flight/host | machine CPU s, cores mean, peak (of) | nodes CPU s | across nodes: links, median, p95, max | host and slot idle: median, p95 | same node: links, median, p95 |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const r of rows) {
     const c = r.machineCpu;
     const x = r.discovery.crossNode;
     const y = r.discovery.sameNode;
-    const z = r.discovery.crossNodeHostIdle;
+    const z = r.discovery.crossNodeIdle;
     out.push(
       `| ${r.nodes} | ${r.attempt} | ${r.wallSeconds} | ${r.pagesPerSecond} | ${times(base / r.wallSeconds)} | ${r.coverage} | ${r.duplicateFetches} | ${r.maxInFlightPerHost} | ` +
         `${c.seconds}, ${c.meanCores}, ${c.peakCores} (${c.cores}) | ${round(

@@ -248,7 +248,12 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   const mc: (MountCounts | undefined)[] = mounts !== undefined ? await mounts.counts() : [];
   let fetched = 0;
   let duplicates = 0;
-  for (const [, c] of s.counts) duplicates += c - 1;
+  const duplicateExamples: string[] = [];
+  for (const [url, c] of s.counts) {
+    duplicates += c - 1;
+    if (c > 1 && duplicateExamples.length < 10) duplicateExamples.push(`${c}x ${url}`);
+  }
+  if (duplicates > 0) log(`N=${n}: fetched more than once: ${duplicateExamples.join(', ')}`);
   for (const h of s.hosts) for (let p = 0; p < pagesPerHost; p++) if (s.count(`${h.origin}${pagePath(p)}`) > 0) fetched++;
   const maxInFlight = Math.max(...s.hosts.map((h) => s.maxInFlight(h.index)));
   let firstRequest = Infinity;
@@ -285,7 +290,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   const linksRecords = onMount.filter((p) => p.startsWith('links/') && p.endsWith('.json') && !basename(p).startsWith('.')).length;
   // The site's times are performance.now() of this process; the records' commit times are epoch ms.
   const requests = new Map([...s.times].map(([url, ts]) => [url, ts.map((t) => performance.timeOrigin + t)]));
-  const discovery = await discoveryLatency(runDir, requests, latencyMs, new Set(seeds));
+  const discovery = await discoveryLatency(runDir, requests, { serviceMs: latencyMs, slots: concurrency, seeds: new Set(seeds) });
   await rm(runDir, { recursive: true, force: true });
   const row: ClusterRow = {
     nodes: n,
@@ -295,6 +300,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
     pagesPerSecond: round(fetched / wallSeconds, 1),
     coverage: round(fetched / (hosts * pagesPerHost), 4),
     duplicateFetches: duplicates,
+    duplicateExamples,
     maxInFlightPerHost: maxInFlight,
     machineCpuSeconds: machineCpu.seconds,
     machineCpu,
@@ -311,7 +317,7 @@ async function runCluster(n: number, attempt: number): Promise<ClusterRow> {
   log(
     `N=${n}: ${fetched} pages in ${row.wallSeconds} s (${row.pagesPerSecond} pages/s), ${duplicates} duplicate fetches, ` +
       `machine CPU ${machineCpu.meanCores} cores (peak ${machineCpu.peakCores} of ${machineCpu.cores}), ` +
-      `discovery across nodes ${x.count} links, median ${x.medianMs} ms, p95 ${x.p95Ms} ms (host idle: p95 ${discovery.crossNodeHostIdle.p95Ms} ms), load ${row.loadavg.join(' ')}`,
+      `discovery across nodes ${x.count} links, median ${x.medianMs} ms, p95 ${x.p95Ms} ms (host and slot idle: p95 ${discovery.crossNodeIdle.p95Ms} ms), load ${row.loadavg.join(' ')}`,
   );
   return row;
 }

@@ -22,11 +22,12 @@ export interface DiscoveryLatency {
   readonly crossNode: LatencyStats;
   readonly sameNode: LatencyStats;
   /**
-   * Of each cross-node latency, only the time L's host had no request in flight: the wait that
-   * is not L queueing behind its host's other pages (`--per-host 1`), so a slow hand-off shows
-   * even when hosts are busy.
+   * Of each cross-node latency, only the time L's host had no request in flight and the node
+   * that fetched L had a free slot: the wait that is neither L queueing behind its host's other
+   * pages (`--per-host 1`) nor behind its node's other hosts, so a slow hand-off shows even when
+   * hosts and nodes are busy.
    */
-  readonly crossNodeHostIdle: LatencyStats;
+  readonly crossNodeIdle: LatencyStats;
 }
 
 /** The `q` quantile of `xs` (nearest rank), NaN for none. */
@@ -52,10 +53,41 @@ function busyIntervals(starts: number[], serviceMs: number): [number, number][] 
   return out;
 }
 
-/** Time within [from, to) not covered by `busy`. */
+/** When `slots` or more of `busy` (intervals, any order) overlap: [start, end) intervals, in order. */
+function fullIntervals(busy: readonly [number, number][], slots: number): [number, number][] {
+  const events = busy.flatMap(([a, b]): [number, number][] => [
+    [a, 1],
+    [b, -1],
+  ]);
+  // At equal times an end comes before a start: back-to-back requests do not overlap.
+  events.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const out: [number, number][] = [];
+  let count = 0;
+  for (const [t, d] of events) {
+    if (d > 0 && ++count === slots) out.push([t, t]);
+    if (d < 0 && count-- === slots) out[out.length - 1]![1] = t;
+  }
+  return out;
+}
+
+/** The union of two lists of intervals, in order, not overlapping. */
+function union(a: readonly [number, number][], b: readonly [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [x, y] of [...a, ...b].sort((p, q) => p[0] - q[0])) {
+    const last = out[out.length - 1];
+    if (last !== undefined && x <= last[1]) last[1] = Math.max(last[1], y);
+    else out.push([x, y]);
+  }
+  return out;
+}
+
+/** Time within [from, to) not covered by `busy` (in order, not overlapping). */
 function idleWithin(busy: readonly [number, number][], from: number, to: number): number {
   let idle = Math.max(0, to - from);
-  for (const [a, b] of busy) if (b > from && a < to) idle -= Math.min(b, to) - Math.max(a, from);
+  for (const [a, b] of busy) {
+    if (a >= to) break;
+    if (b > from) idle -= Math.min(b, to) - Math.max(a, from);
+  }
   return idle;
 }
 
@@ -63,15 +95,16 @@ function idleWithin(busy: readonly [number, number][], from: number, to: number)
  * Reads every links record of the run's data directory `dataDir` (before it is removed) and
  * sets it against `requests`: the start of every request the site saw per URL, epoch ms on the
  * clock of the records' modification times (this machine's). A request is taken to keep its
- * host busy for `serviceMs` (the site's latency). `seeds` are left out: every node knows them
- * from the start.
+ * host busy, and a slot of the node whose record has its URL (robots.txt: none), for
+ * `serviceMs` (the site's latency); a node has `slots` (--concurrency). `seeds` are left out:
+ * every node knows them from the start.
  */
 export async function discoveryLatency(
   dataDir: string,
   requests: ReadonlyMap<string, readonly number[]>,
-  serviceMs: number,
-  seeds: ReadonlySet<string>,
+  options: { readonly serviceMs: number; readonly slots: number; readonly seeds: ReadonlySet<string> },
 ): Promise<DiscoveryLatency> {
+  const { serviceMs, slots, seeds } = options;
   const byHost = new Map<string, number[]>();
   for (const [url, starts] of requests) {
     const origin = new URL(url).origin;
@@ -97,6 +130,13 @@ export async function discoveryLatency(
       }
     }
   }
+  const byNode = new Map<string, [number, number][]>();
+  for (const [url, node] of fetchedBy) {
+    const list = byNode.get(node) ?? [];
+    byNode.set(node, list);
+    for (const t of requests.get(url) ?? []) list.push([t, t + serviceMs]);
+  }
+  const full = new Map([...byNode].map(([node, busyIn]) => [node, fullIntervals(busyIn, slots)]));
   const cross: number[] = [];
   const crossIdle: number[] = [];
   const same: number[] = [];
@@ -108,8 +148,8 @@ export async function discoveryLatency(
       same.push(requested - link.at);
     } else {
       cross.push(requested - link.at);
-      crossIdle.push(idleWithin(busy.get(new URL(url).origin) ?? [], link.at, requested));
+      crossIdle.push(idleWithin(union(busy.get(new URL(url).origin) ?? [], full.get(node) ?? []), link.at, requested));
     }
   }
-  return { crossNode: stats(cross), sameNode: stats(same), crossNodeHostIdle: stats(crossIdle) };
+  return { crossNode: stats(cross), sameNode: stats(same), crossNodeIdle: stats(crossIdle) };
 }

@@ -83,7 +83,7 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
       // Every page but the 4 seeds was found on a page some node wrote first: by the node that fetched it, or by another.
       const d = r.discovery;
       assert.equal(d.crossNode.count + d.sameNode.count, 4 * 7, `N=${r.nodes}: ${JSON.stringify(d)}`);
-      assert.equal(d.crossNodeHostIdle.count, d.crossNode.count);
+      assert.equal(d.crossNodeIdle.count, d.crossNode.count);
       if (r.nodes === 1) assert.equal(d.crossNode.count, 0);
       if (d.crossNode.count > 0) assert.ok(d.crossNode.medianMs <= d.crossNode.p95Ms && d.crossNode.p95Ms <= d.crossNode.maxMs);
       const c = r.machineCpu;
