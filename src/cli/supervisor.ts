@@ -129,7 +129,7 @@ interface Slot {
  * once), and exits with the worst child status.
  */
 export async function runSupervisor(config: CrawlConfig, processes: number, argv: readonly string[]): Promise<number> {
-  const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: 'supervisor' });
+  const logger = new StreamLogger({ json: config.json, verbose: config.verbose, quiet: !config.progress, nodeId: 'supervisor' });
   // Problems with the seeds or the data directory are reported once, here (the seeds first:
   // nothing is created for a crawl that has nothing to start from).
   await refuseWithoutSeeds(config);

@@ -11,7 +11,7 @@ import { CaptureDates } from '../../../src/warc/capture-dates.js';
 import { WarcCapture } from '../../../src/warc/warc-capture.js';
 import { exchange } from '../../support/warc-left-open.js';
 
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** A wall clock set by the test (files are named after it). */
 function clockAt(ms: { now: number }): Clock {
