@@ -241,6 +241,8 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
 
   const snapshots = (): Snapshot[] => {
     const live = slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined);
+    // Nothing to show before a node has reported (and the total's bar comes after the nodes' bars).
+    if (live.length === 0) return [];
     const total = totalOf('total', live);
     return [...live, tally.known ? { ...total, hostsOwned: tally.count } : total];
   };
