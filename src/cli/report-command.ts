@@ -3,6 +3,8 @@ import { ExitCode, FatalError, describeError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { collectReport } from '../report/report-data.js';
 import { renderReport } from '../report/report-html.js';
+import { excludedPart } from '../store/holdings.js';
+import { plural } from '../util/plural.js';
 
 /** Where `report` writes when --out is not given. */
 export const DEFAULT_REPORT_FILE = 'mountcrawl-report.html';
@@ -31,7 +33,7 @@ export async function reportCommand(
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
-    `mountcrawl: report ${file}: ${report.totals.pages} pages, ${report.totals.errors} errors, ${report.totals.hosts} hosts (${seconds} s)\n`,
+    `mountcrawl: report ${file}: ${plural(report.totals.pages, 'page')}, ${plural(report.totals.errors, 'error')}${excludedPart(report.totals.robotsDisallowed)}, ${plural(report.totals.hosts, 'host')} (${seconds} s)\n`,
   );
   return 0;
 }

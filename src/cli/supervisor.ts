@@ -129,7 +129,7 @@ interface Slot {
  * once), and exits with the worst child status.
  */
 export async function runSupervisor(config: CrawlConfig, processes: number, argv: readonly string[]): Promise<number> {
-  const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: 'supervisor' });
+  const logger = new StreamLogger({ json: config.json, verbose: config.verbose, quiet: !config.progress, nodeId: 'supervisor' });
   // Problems with the seeds or the data directory are reported once, here (the seeds first:
   // nothing is created for a crawl that has nothing to start from).
   await refuseWithoutSeeds(config);
@@ -241,6 +241,8 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
 
   const snapshots = (): Snapshot[] => {
     const live = slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined);
+    // Nothing to show before a node has reported (and the total's bar comes after the nodes' bars).
+    if (live.length === 0) return [];
     const total = totalOf('total', live);
     return [...live, tally.known ? { ...total, hostsOwned: tally.count } : total];
   };

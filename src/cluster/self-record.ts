@@ -9,7 +9,7 @@ import type { NodeRecord, NodeState } from './node-record.js';
 /** What this node says about itself at each heartbeat. */
 export type SelfStatus = Pick<
   NodeRecord,
-  'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'queued' | 'inFlight' | 'rate' | 'spare' | 'wanting' | 'lent'
+  'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'excluded' | 'queued' | 'inFlight' | 'rate' | 'spare' | 'wanting' | 'lent'
 >;
 
 /**

@@ -119,7 +119,8 @@ export class Heartbeat {
       round: stats.round,
       hostsOwned: parts.frontier.readyCount(),
       pages: stats.pages,
-      errors: stats.errorCount,
+      errors: stats.failureCount,
+      excluded: stats.exclusionCount,
       queued: parts.frontier.queued,
       inFlight: parts.requests.inFlight,
       rate: Math.round(stats.rate() * 10) / 10,
@@ -233,7 +234,7 @@ export class Heartbeat {
         const before = ownership.liveCount;
         ownership.setLive(p.membership.liveIds());
         this.#sendOnMovedQueues();
-        log.info('nodes changed', { alive: ownership.liveCount });
+        log.debug('nodes changed', { alive: ownership.liveCount });
         // Hosts gained from nodes that left done need no full reseed (docs/protocol.md, "Leaving done").
         if (p.keeper.rebalance(before)) {
           if (departed.lost.length === 0 && p.handoffs !== undefined && departed.done.length > 0)
@@ -262,7 +263,7 @@ export class Heartbeat {
       const serverNow = p.membership.serverTime?.mtimeMs;
       if (this.#ticks % SWEEP_EVERY === 1 && serverNow !== undefined) {
         const removed = await sweepStaleTemps(p.layout, serverNow, 10 * config.deadAfterMs);
-        if (removed > 0) log.info('removed stale temp files', { count: removed });
+        if (removed > 0) log.debug('removed stale temp files', { count: removed });
       }
       p.requests.pump();
     } catch (err) {

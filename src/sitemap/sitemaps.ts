@@ -94,7 +94,7 @@ export class Sitemaps {
     if (hints === undefined || recrawler === undefined) return;
     let due = 0;
     for (const h of hints) if (recrawler.makeDue(host, h.key, h.lastmodMs)) due++;
-    if (due > 0) this.#d.log.info('sitemap lastmod made pages due', { host: host.dir, pages: due });
+    if (due > 0) this.#d.log.debug('sitemap lastmod made pages due', { host: host.dir, pages: due });
   }
 
   /** Registers a sitemap; fetched before: its children too (and with --recrawl-after it is due again); else queued. */

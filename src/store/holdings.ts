@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import type { Layout } from './layout.js';
 import { readJsonValidated } from './read-whole.js';
 import { asErrsRecord, type ErrsRecord } from './records.js';
-import { ErrsTally, EXCLUSION_CODES, type HostErrs } from './errs-tally.js';
+import { ErrsTally, EXCLUSION_CODES, sampleCause, type HostErrs } from './errs-tally.js';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
 
@@ -33,7 +33,7 @@ export interface Holdings {
   readonly retries: { readonly pending: number; readonly nextAt: string | null };
   readonly hosts: readonly HostHoldings[];
   readonly lastActivity: string | null;
-  /** One failure, for a line that says why nothing was fetched. */
+  /** One errs record, a failure if there is one, for a line that says why nothing was fetched. */
   readonly sampleError: Pick<ErrsRecord, 'url' | 'code' | 'message'> | null;
 }
 
@@ -85,7 +85,7 @@ export async function readHoldings(
     excluded += errs.excluded;
     pending += errs.retrying;
     nextMs = Math.min(nextMs, errs.nextMs);
-    sampleError ??= errs.sample;
+    sampleError = sampleCause(sampleError, errs.sample);
     let lastWrite: string | null = null;
     try {
       const m = (await stat(layout.hostDir('links', host))).mtimeMs;
