@@ -215,14 +215,16 @@ export class Heartbeat {
       const liveBefore = p.membership.liveIds();
       const changed = await p.membership.observe();
       const lentBefore = ownership.lendsInForce();
-      this.#warcSweeper ??= new DeadWarcSweeper({
-        dir: p.layout.warc(),
-        selfId: config.nodeId,
-        liveness: p.membership,
-        log,
-        everyTicks: Math.max(1, Math.round(config.deadAfterMs / 2 / config.heartbeatMs)),
-      });
-      this.#warcSweeper.tick();
+      // WARC files are written on the real file system only (CrawlNodeDeps.fs).
+      if (p.layout.mount.native)
+        this.#warcSweeper ??= new DeadWarcSweeper({
+          dir: p.layout.warc(),
+          selfId: config.nodeId,
+          liveness: p.membership,
+          log,
+          everyTicks: Math.max(1, Math.round(config.deadAfterMs / 2 / config.heartbeatMs)),
+        });
+      this.#warcSweeper?.tick();
       const departed = p.membership.takeDepartures();
       stats.nodesAlive = p.membership.liveIds().length;
       stats.queued = p.frontier.queued;
