@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { CrawlNode, type RunResult } from '../../../src/crawl/crawl-node.js';
 import { ExitCode } from '../../../src/errors.js';
-import type { Fetcher } from '../../../src/fetch/fetcher.js';
 import { silentLogger } from '../../../src/progress/logger.js';
 import { Layout, tempOwner } from '../../../src/store/layout.js';
 import { asLinksRecord } from '../../../src/store/records.js';
@@ -43,8 +42,7 @@ async function crawlOnce(): Promise<{
 }> {
   const clock = new FakeClock();
   const fs = new MemoryFs(() => clock.now());
-  const { fetcher: fake, asked } = fakeFetcher(site().answers);
-  const fetcher = Object.assign(fake, { close: async () => undefined }) as Fetcher;
+  const { fetcher, asked } = fakeFetcher(site().answers);
   let seed = 1;
   // A seeded random source (the nodes' lease tokens and the marker's id).
   const random = (): number => {
