@@ -1,7 +1,8 @@
 import { openExistingDataDir } from '../store/data-dir.js';
 import { names } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { nodeMount } from '../store/mount.js';
+import { readJsonValidated } from '../store/read-record.js';
 import { judgedMaxAttempts, readRunState } from '../store/run-state.js';
 import { isFinal } from '../frontier/retry-policy.js';
 import { asErrsRecord, asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
@@ -69,7 +70,7 @@ const PARALLEL_READS = 64;
 
 /** A record file, or undefined when it vanished or does not parse (a live directory moves under us). */
 function readRecord<T>(path: string, check: (v: unknown) => T): Promise<T | undefined> {
-  return readJsonValidated(path, check).catch(() => undefined);
+  return readJsonValidated(nodeMount, path, check).catch(() => undefined);
 }
 
 /**

@@ -4,7 +4,7 @@ import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
 import { names } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { readJsonValidated } from '../store/read-record.js';
 import { mapLimit } from '../util/map-limit.js';
 import { nodeOfName } from '../warc/dead-writer-repair.js';
 import { writerOf } from '../warc/warc-repair.js';
@@ -111,7 +111,7 @@ async function readNodes(layout: Layout): Promise<NodeRecord[]> {
     (await names(layout.dir('nodes'))).filter((n) => n.endsWith('.json')),
     PARALLEL_READS,
     async (name) => {
-      const r = await readJsonValidated(`${layout.dir('nodes')}/${name}`, asNodeRecord).catch(() => undefined);
+      const r = await readJsonValidated(layout.mount, `${layout.dir('nodes')}/${name}`, asNodeRecord).catch(() => undefined);
       if (r !== undefined) out.push(r);
     },
   );
