@@ -195,7 +195,8 @@ export class DiscoveryRounds {
     const peers = p.membership.livePeers().length;
     if (this.#saidWhy || stats.pages > 0 || p.frontier.hosts.size > 0 || peers === 0 || config.partition !== 'host') return;
     this.#saidWhy = true;
-    const lend = config.lend === false || p.handoffs === undefined ? 'lending is off, so it fetches nothing' : 'it crawls what they lend it';
+    const lend =
+      config.lend === false || p.handoffs === undefined ? 'lending is off, so it fetches nothing' : 'it crawls what they lend it';
     log.info(`this node crawls no host: hashing gave every host of this crawl to its ${peers} peer(s); ${lend}`);
   }
 

@@ -81,7 +81,10 @@ export class SurplusLender {
       const idle = peers.filter((r) => r.state === 'idle');
       const share = idleShare(
         config.nodeId,
-        [{ id: config.nodeId, slots: used }, ...lenders.map((r) => ({ id: r.id, slots: config.concurrency + (r.wanting ?? 0) - (r.spare ?? 0) }))],
+        [
+          { id: config.nodeId, slots: used },
+          ...lenders.map((r) => ({ id: r.id, slots: config.concurrency + (r.wanting ?? 0) - (r.spare ?? 0) })),
+        ],
         idle.map((r) => r.id),
         config.perHost,
       ).filter((s) => canBorrow(p.membership.recordOf(s.id)!));
