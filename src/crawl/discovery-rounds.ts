@@ -197,7 +197,7 @@ export class DiscoveryRounds {
     this.#saidWhy = true;
     const lend =
       config.lend === false || p.handoffs === undefined ? 'lending is off, so it fetches nothing' : 'it crawls what they lend it';
-    log.info(`this node crawls no host: hashing gave every host of this crawl to its ${peers} peer(s); ${lend}`);
+    log.warn(`this node crawls no host: hashing gave every host of this crawl to its ${peers} peer(s); ${lend}`);
   }
 
   /**

@@ -66,7 +66,8 @@ export class SurplusLender {
       const at = this.#lentAt.get(r.id);
       return at === undefined || r.counter >= at + 2;
     };
-    let plan = { surplus: 0, share: [] as LendingPeer[], most: MAX_LENDS_PER_BEAT, shortestFirst: false };
+    // `toIdle`: the hosts go to idle peers though none waits for a slot here (see below).
+    let plan = { surplus: 0, share: [] as LendingPeer[], most: MAX_LENDS_PER_BEAT, toIdle: false };
     if (balance > 0) {
       const { surplus, peers: share } = lendingShare(config.nodeId, [
         { id: config.nodeId, balance, canBorrow: false },
@@ -76,7 +77,8 @@ export class SurplusLender {
     } else {
       // No host here waits for a slot, yet a peer may have nothing to do (this node's CPU may
       // be the limit): one host each to the idle peers that are this node's to serve, its
-      // shortest queues first, keeping at least one host with work.
+      // shortest queues first, keeping at least one host with work. Every host has a slot, so
+      // it may have requests in flight: it goes all the same, its lease released once they end.
       const lenders = peers.filter((r) => r.state === 'crawling');
       const idle = peers.filter((r) => r.state === 'idle');
       const share = idleShare(
@@ -89,12 +91,13 @@ export class SurplusLender {
         config.perHost,
       ).filter((s) => canBorrow(p.membership.recordOf(s.id)!));
       const withWork = loads.filter((h) => h.queued + h.inFlight > 0).length;
-      plan = { surplus: share.length * config.perHost, share, most: Math.min(share.length, withWork - 1), shortestFirst: true };
+      plan = { surplus: share.length * config.perHost, share, most: Math.min(share.length, withWork - 1), toIdle: true };
     }
     if (plan.share.length === 0 || plan.most <= 0) return 0;
     const hosts: HostState[] = [];
     for (const h of p.frontier.hosts.values()) {
-      if (h.phase !== 'ready' || h.politeness.inFlight > 0 || h.retries.length > 0 || h.robots === undefined || h.leaseLost) continue;
+      if (h.phase !== 'ready' || h.retries.length > 0 || h.robots === undefined || h.leaseLost) continue;
+      if (h.politeness.inFlight > 0 && !plan.toIdle) continue;
       if (ownership.rendezvousOwner(h.dir) === config.nodeId) hosts.push(h);
     }
     const chosen = chooseLends({
@@ -103,7 +106,7 @@ export class SurplusLender {
       hosts,
       peers: plan.share,
       most: Math.min(plan.most, MAX_LENT - ownership.lentCount),
-      shortestFirst: plan.shortestFirst,
+      shortestFirst: plan.toIdle,
     });
     const released: Promise<void>[] = [];
     for (const { host: dir, borrower } of chosen) {
@@ -111,7 +114,10 @@ export class SurplusLender {
       const items = p.frontier.dropHost(host);
       ownership.lend(dir, borrower);
       handoffs.lent(borrower, dir, items, p.membership.counter + 1);
-      released.push(p.keeper.letGo(host, 'moved'));
+      // A host with requests in flight is let go after them: the heartbeat does not wait (the
+      // borrower finds the lease held and tries again at its next heartbeat).
+      const gone = p.keeper.letGo(host, 'moved');
+      if (host.politeness.inFlight === 0) released.push(gone);
       this.#lentAt.set(borrower, p.membership.recordOf(borrower)?.counter ?? 0);
     }
     if (chosen.length === 0) return 0;

@@ -21,11 +21,11 @@ function ownHosts(nodes: readonly string[], count: number): string[] {
 }
 
 /** A ready host with `queued` URLs and nothing in flight, as the lender looks at it. */
-const readyHost = (dir: string, queued: number) => ({
+const readyHost = (dir: string, queued: number, inFlight: number) => ({
   dir,
   queued,
   phase: 'ready',
-  politeness: { inFlight: 0 },
+  politeness: { inFlight },
   retries: [],
   robots: {},
   leaseLost: false,
@@ -35,9 +35,9 @@ const readyHost = (dir: string, queued: number) => ({
  * A SurplusLender over stub parts: this node holds `queues` (host -> queued URLs) with
  * --concurrency 4 --per-host 1, its peers' records are `peers`. Returns what it lent, to whom.
  */
-async function lendWith(queues: readonly number[], peers: readonly NodeRecord[]): Promise<{ host: string; to: string }[]> {
+async function lendWith(queues: readonly number[], peers: readonly NodeRecord[], inFlight = 0): Promise<{ host: string; to: string }[]> {
   const ids = [SELF, ...peers.map((r) => r.id)];
-  const hosts = new Map(ownHosts(ids, queues.length).map((dir, i) => [dir, readyHost(dir, queues[i]!)]));
+  const hosts = new Map(ownHosts(ids, queues.length).map((dir, i) => [dir, readyHost(dir, queues[i]!, inFlight)]));
   const ownership = new Ownership(SELF, 'host');
   ownership.setLive(ids);
   const lent: { host: string; to: string }[] = [];
@@ -97,5 +97,10 @@ describe('SurplusLender: hosts flow to free slots', () => {
 
   test('nobody idle and no host waiting for a slot: nothing moves', async () => {
     assert.deepEqual(await lendWith([30, 12, 9], [busy('peer', 3)]), []);
+  });
+
+  test('a host with requests in flight goes to an idle peer (every host has a slot), never to relieve a surplus', async () => {
+    assert.equal((await lendWith([30, 12], [idle('peer')], 1)).length, 1);
+    assert.deepEqual(await lendWith([3, 30, 10, 20, 5, 8], [idle('peer')], 1), []);
   });
 });
