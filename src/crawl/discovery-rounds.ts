@@ -196,8 +196,10 @@ export class DiscoveryRounds {
     if (this.#saidWhy || stats.pages > 0 || p.frontier.hosts.size > 0 || peers === 0 || config.partition !== 'host') return;
     this.#saidWhy = true;
     const lend =
-      config.lend === false || p.handoffs === undefined ? 'lending is off, so it fetches nothing' : 'it crawls what they lend it';
-    log.warn(`this node crawls no host: hashing gave every host of this crawl to its ${peers} peer(s); ${lend}`);
+      config.lend === false || p.handoffs === undefined ? 'lending is off, so it fetches nothing' : 'it crawls the hosts they lend it';
+    log.warn(
+      `this node owns no host: rendezvous hashing gave each host of this crawl to its ${peers} peer(s) (one node per host); ${lend}`,
+    );
   }
 
   /**

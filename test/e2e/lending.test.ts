@@ -132,7 +132,7 @@ describe('lending hosts', { timeout: 120_000 }, () => {
     try {
       assert.ok((r.busy.hostsLent ?? 0) > 0, `the busy node lent nothing: ${JSON.stringify(r.busy)}`);
       assert.ok(r.idle.pages > 0, 'the node with no host of its own fetched nothing');
-      assert.equal(r.idle.stderr.match(/this node crawls no host/g)?.length, 1, r.idle.stderr);
+      assert.equal(r.idle.stderr.match(/this node owns no host/g)?.length, 1, r.idle.stderr);
     } finally {
       await r.site.close();
       await r.cleanup();
@@ -144,7 +144,7 @@ describe('lending hosts', { timeout: 120_000 }, () => {
     try {
       assert.equal(r.busy.hostsLent, undefined);
       assert.equal(r.idle.pages, 0);
-      assert.match(r.idle.stderr, /this node crawls no host: .*lending is off/);
+      assert.match(r.idle.stderr, /this node owns no host: .*lending is off/);
       assert.equal(r.busy.pages, HOSTS * PAGES);
     } finally {
       await r.site.close();
