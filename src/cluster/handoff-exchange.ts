@@ -27,12 +27,14 @@ export interface ExchangeOptions {
 }
 
 /**
- * How often a busy node with room for more requests lists its inbox, and how long a link may
- * wait in a batch before the batches are written. Together they bound how late a node learns
- * of a URL another node found (about 1.5 s), and how many hand-off files each node writes and
- * reads: at most one per other node per second each way, whatever the page rate.
+ * How often a node with room for more requests lists its inbox, and how long a link may wait
+ * in a batch before the batches are written: a second, or one turn of HANDOFF_POLL_MS when
+ * the batch's owner has request slots to spare (its record says so). Together they bound how
+ * late a node learns of a URL another node found (about 0.5 s when it has room, 1.25 s when
+ * it has none and could not start it anyway), and how many hand-off files each node writes
+ * and reads: at most one per other node per second each way, four to a node with room.
  */
-export const HANDOFF_POLL_MS = 500;
+export const HANDOFF_POLL_MS = 250;
 export const HANDOFF_FLUSH_MS = 1000;
 
 /**

@@ -64,6 +64,12 @@ export class HandoffInbox {
     return this.#drain(this.#layout.inbox(this.#nodeId), sink, false, live);
   }
 
+  /** True when this node's inbox holds a hand-off (one listing; false when it cannot be listed). */
+  async hasFiles(): Promise<boolean> {
+    const names = await this.#layout.fs.readdir(this.#layout.inbox(this.#nodeId)).catch(() => [] as string[]);
+    return names.some(isHandoffName);
+  }
+
   /**
    * Removes this node's inbox directory if it is empty, as the node leaves: nobody else
    * would (an orphaned inbox goes once a reader empties it). A writer that sends to this node

@@ -71,6 +71,11 @@ export class HandoffOutbox {
     return this.#batches.size > 0 || this.#flushing !== undefined;
   }
 
+  /** The owners that batches wait for. */
+  owners(): IterableIterator<string> {
+    return this.#batches.keys();
+  }
+
   /** True when a link has waited `ageMs` or more: time to write the batches. */
   due(ageMs: number): boolean {
     return this.#oldestAt !== undefined && this.#o.clock.monotonic() - this.#oldestAt >= ageMs;

@@ -49,6 +49,8 @@ export class DiscoveryRounds {
   #lastOwnSweep = -Infinity;
   /** Hosts gained from nodes that left done (docs/protocol.md, "Leaving done"). */
   readonly #leftDone = new DoneLeavers();
+  /** #sayWhyNothing spoke. */
+  #saidWhy = false;
 
   constructor(deps: DiscoveryDeps) {
     this.#d = deps;
@@ -155,13 +157,49 @@ export class DiscoveryRounds {
       await this.#d.sleep(this.#d.config.heartbeatMs);
       return undefined;
     }
+    if (!wasIdle) this.#sayWhyNothing(p);
     if (!wasIdle && this.#d.config.watch) {
       this.#d.log.info(`nothing to do: waiting for seeds (add some with \`mountcrawl seed URL --data ${this.#d.config.dataDir}\`)`);
     }
     // Peers wait for this node's idle record: publish it now, not at the next heartbeat.
     if (step.publishIdle) this.#d.heartbeat.beatSoon();
-    if (step.kind === 'wait') await this.#d.sleep(step.ms);
+    if (step.kind === 'wait') await this.#idleWait(p, step.ms);
     return undefined;
+  }
+
+  /**
+   * An idle node's wait between reseeds (docs/protocol.md, "Hand-offs", Receiving): with
+   * hand-offs and outside --watch it lists its inbox every HANDOFF_POLL_MS and ends the wait
+   * when a file came (a lend, or links of its hosts), so that its free slots take the work
+   * within a fraction of a heartbeat.
+   */
+  async #idleWait(p: Parts, ms: number): Promise<void> {
+    const { clock, config } = this.#d;
+    if (p.handoffs === undefined || config.watch) return this.#d.sleep(ms);
+    const end = clock.monotonic() + ms;
+    for (let left = ms; left > 0; left = end - clock.monotonic()) {
+      const step = Math.min(left, HANDOFF_POLL_MS);
+      const before = clock.monotonic();
+      await this.#d.sleep(step);
+      if (clock.monotonic() - before < step) return; // woken
+      if (await p.handoffs.inbox.hasFiles()) return;
+    }
+  }
+
+  /**
+   * The first time a node that has never held a host turns idle while peers crawl, it says why
+   * once (docs/protocol.md, "Lending hosts"): hashing gave every host to its peers.
+   */
+  #sayWhyNothing(p: Parts): void {
+    const { config, stats, log } = this.#d;
+    const peers = p.membership.livePeers().length;
+    if (this.#saidWhy || stats.pages > 0 || p.frontier.hosts.size > 0 || peers === 0 || config.partition !== 'host') return;
+    this.#saidWhy = true;
+    const lend =
+      config.lend === false || p.handoffs === undefined ? 'lending is off, so it fetches nothing' : 'it crawls the hosts they lend it';
+    log.warn(
+      `this node owns no host: rendezvous hashing gave each host of this crawl to its ${peers} peer(s) (one node per host); ${lend}`,
+    );
   }
 
   /**
@@ -173,7 +211,9 @@ export class DiscoveryRounds {
   async #exchangeWhileBusy(p: Parts): Promise<void> {
     const h = p.handoffs!;
     try {
-      if (h.outbox.due(HANDOFF_FLUSH_MS)) await h.outbox.flush();
+      // A batch for a node with slots to spare goes at once: it waits for work.
+      const waits = (): boolean => [...h.outbox.owners()].some((id) => (p.membership.recordOf(id)?.spare ?? 0) > 0);
+      if (h.outbox.due(HANDOFF_FLUSH_MS) || (h.outbox.pending > 0 && waits())) await h.outbox.flush();
       if (p.requests.inFlight < this.#d.config.concurrency && !this.#d.fenced() && !p.guard.fault) {
         const r = await h.receive(this.#handoffTarget(p));
         if (r.queued > 0) p.requests.pump();

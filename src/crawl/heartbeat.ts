@@ -205,11 +205,7 @@ export class Heartbeat {
       this.#ticks++;
       const wasFenced = this.fenced();
       await p.guard.checkMarker();
-      // No lending in the first heartbeats: nodes started together have not seen each other yet.
-      const lent = this.#ticks <= STARTUP_BEATS ? 0 : await this.#lender.lend();
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
-      // The lent hosts' queues go now, after the record that names the lends: borrowers wait for them.
-      if (lent > 0) await p.handoffs?.outbox.flush();
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
       await p.layout.mount.temps.removeLeft();
@@ -259,6 +255,13 @@ export class Heartbeat {
         p.keeper.dropLost(await p.leases.verify(changed || wasFenced ? 'all' : 'some'));
         p.keeper.retryBlocked();
         await p.keeper.releaseOrphanLeases();
+      }
+      // Lending on the records just read (no lending in the first heartbeats: nodes started
+      // together have not seen each other yet). The record that names the lends is written
+      // at once, then the lent hosts' queues: borrowers wait for them.
+      if (this.#ticks > STARTUP_BEATS && (await this.#lender.lend()) > 0) {
+        await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
+        await p.handoffs?.outbox.flush();
       }
       if (wasFenced) log.info('reached the mount again');
       const serverNow = p.membership.serverTime?.mtimeMs;

@@ -49,6 +49,13 @@ export interface HostKeeperDeps {
 export const TAKE_PARALLELISM = 8;
 
 /**
+ * A borrowed host whose lease its lender still holds (it gave the host to an idle peer with
+ * requests in flight, and releases the lease when they end) is tried again this often for a
+ * heartbeat, rather than at the next heartbeat only (docs/protocol.md, "Lending hosts").
+ */
+export const BORROWED_RETRY_MS = 100;
+
+/**
  * The life of a host in this node (docs/architecture.md): take its lease (host partitioning), read its
  * listing once (done set, errs records to retry, a previous owner's temp files to remove),
  * and let it go again when ownership moves (after its requests in flight) or when its lease
@@ -63,6 +70,8 @@ export class HostKeeper {
   #closed = false;
   /** Settles when a host's lease and listing step is over (whatever its outcome). */
   readonly #loaded = new WeakMap<HostState, Promise<void>>();
+  /** Monotonic time a borrowed host first found its lease held (#retrySoon). */
+  readonly #blockedSince = new WeakMap<HostState, number>();
 
   constructor(deps: HostKeeperDeps) {
     this.#d = deps;
@@ -133,8 +142,10 @@ export class HostKeeper {
         }
         if (!r.ok) {
           host.moveTo('blocked');
+          this.#retrySoon(host);
           return;
         }
+        this.#blockedSince.delete(host);
         if (r.tookOver !== undefined) log.info('took host over', { host: host.dir, from: r.tookOver });
       }
       if (!host.moveTo('loading')) return;
@@ -143,6 +154,19 @@ export class HostKeeper {
       host.moveTo('blocked'); // tried again at the next heartbeat (unless let go meanwhile)
       throw err;
     }
+  }
+
+  /** A borrowed host whose lease is held: tried again every BORROWED_RETRY_MS for a heartbeat. */
+  #retrySoon(host: HostState): void {
+    const { clock, config, ownership } = this.#d;
+    if (ownership.rendezvousOwner(host.dir) === config.nodeId) return;
+    const now = clock.monotonic();
+    const since = this.#blockedSince.get(host) ?? now;
+    this.#blockedSince.set(host, since);
+    if (now - since >= config.heartbeatMs) return;
+    clock.setTimeout(() => {
+      if (host.phase === 'blocked' && !this.#closed) this.hostWanted(host);
+    }, BORROWED_RETRY_MS);
   }
 
   /** Reads the host's listing (done set, errs, stale temp files); then the host is ready. */

@@ -112,9 +112,27 @@ export function lendingShare(self: string, nodes: readonly NodeBalance[]): { sur
 }
 
 /**
+ * The idle peers whose share is this node's when no node's hosts want more slots than it has
+ * (docs/protocol.md, "Lending hosts"): each node whose hosts want at least two hosts' slots
+ * (`slots`: the slots its hosts want) may give one host to an idle peer, so that a node whose
+ * CPU is the limit shares its hosts. Every node computes the same split from the same
+ * records: the idle peers, by id, go in turn to those nodes, most wanted slots first, then by
+ * id; so several nodes do not all give one to the same idle peer.
+ */
+export function idleShare(self: string, lenders: readonly SlotBalance[], idle: readonly string[], perHost: number): LendingPeer[] {
+  const order = lenders.filter((l) => l.slots >= 2 * perHost).sort((a, b) => b.slots - a.slots || (a.id < b.id ? -1 : 1));
+  if (order.length === 0) return [];
+  return [...idle]
+    .sort()
+    .filter((_, k) => order[k % order.length]!.id === self)
+    .map((id) => ({ id, room: perHost }));
+}
+
+/**
  * The hosts to lend and to whom: while the node has a surplus over the even balance
- * (`surplus` > 0), the host with the longest queue goes to the peer with the most room in
- * its share, each lend taking up to --per-host slots from both. Hosts with short queues stay.
+ * (`surplus` > 0), the host with the longest queue (with `shortestFirst`, the shortest) goes
+ * to the peer with the most room in its share, each lend taking up to --per-host slots from
+ * both. Hosts with short queues stay.
  */
 export function chooseLends(o: {
   readonly surplus: number;
@@ -122,11 +140,13 @@ export function chooseLends(o: {
   readonly hosts: readonly LendableHost[];
   readonly peers: readonly LendingPeer[];
   readonly most: number;
+  readonly shortestFirst?: boolean;
 }): { host: string; borrower: string }[] {
   const out: { host: string; borrower: string }[] = [];
   let surplus = o.surplus;
   const room = new Map(o.peers.filter((p) => p.room > 0).map((p) => [p.id, p.room]));
-  const hosts = o.hosts.filter((h) => h.queued >= MIN_LEND_QUEUE).sort((a, b) => b.queued - a.queued || (a.dir < b.dir ? -1 : 1));
+  const sign = o.shortestFirst === true ? -1 : 1;
+  const hosts = o.hosts.filter((h) => h.queued >= MIN_LEND_QUEUE).sort((a, b) => sign * (b.queued - a.queued) || (a.dir < b.dir ? -1 : 1));
   for (const h of hosts) {
     if (surplus <= 0 || out.length >= o.most || room.size === 0) break;
     let best: string | undefined;

@@ -1,10 +1,11 @@
+import type { NodeRecord } from '../cluster/node-record.js';
 import type { Ownership } from '../cluster/ownership.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
-import { chooseLends, demand, lendingShare, MAX_LENDS_PER_BEAT, MAX_LENT } from './host-lending.js';
+import { chooseLends, demand, idleShare, lendingShare, MAX_LENDS_PER_BEAT, MAX_LENT, type LendingPeer } from './host-lending.js';
 import type { Parts } from './node-parts.js';
 
 export interface LenderDeps {
@@ -42,7 +43,8 @@ export class SurplusLender {
    * request slots than it has, and more than the cluster's even balance (lendingShare), it
    * lends hosts waiting for one (owned by rendezvous, lease held, nothing in flight, queue
    * long enough) to live peers whose records say they are below that balance, at most once
-   * per two of a peer's heartbeats. Each lent host's queue goes into the outbox at once, in a
+   * per two of a peer's heartbeats; when none of its hosts waits for a slot, one host to an
+   * idle peer that is its to serve (idleShare). Each lent host's queue goes into the outbox at once, in a
    * file to the borrower that names the lend as of the next record (so that a mount that fails
    * now loses nothing: the outbox keeps what it could not write), and the host is let go (its
    * lease released) before that record is written.
@@ -56,28 +58,55 @@ export class SurplusLender {
     if (this.#d.fenced() || this.#d.stopping() || p.guard.fault || p.requests.unwritten > 0) return 0;
     // A link that did not fit in memory is found again by this node's reseeds of its own records: it stays put.
     if (stats.cut.frontierFull > 0 || ownership.lentCount >= MAX_LENT) return 0;
-    const balance = demand(hostLoads(p.frontier), config.perHost) - config.concurrency;
-    if (balance <= 0) return 0;
+    const loads = [...hostLoads(p.frontier)];
+    const used = demand(loads, config.perHost);
+    const balance = used - config.concurrency;
     const peers = p.membership.livePeers().filter((r) => r.state === 'crawling' || r.state === 'idle' || r.state === 'waiting');
-    const { surplus, peers: share } = lendingShare(config.nodeId, [
-      { id: config.nodeId, balance, canBorrow: false },
-      ...peers.map((r) => {
-        const at = this.#lentAt.get(r.id);
-        return { id: r.id, balance: (r.wanting ?? 0) - (r.spare ?? 0), canBorrow: at === undefined || r.counter >= at + 2 };
-      }),
-    ]);
-    if (share.length === 0) return 0;
+    const canBorrow = (r: NodeRecord): boolean => {
+      const at = this.#lentAt.get(r.id);
+      return at === undefined || r.counter >= at + 2;
+    };
+    // `toIdle`: the hosts go to idle peers though none waits for a slot here (see below).
+    let plan = { surplus: 0, share: [] as LendingPeer[], most: MAX_LENDS_PER_BEAT, toIdle: false };
+    if (balance > 0) {
+      const { surplus, peers: share } = lendingShare(config.nodeId, [
+        { id: config.nodeId, balance, canBorrow: false },
+        ...peers.map((r) => ({ id: r.id, balance: (r.wanting ?? 0) - (r.spare ?? 0), canBorrow: canBorrow(r) })),
+      ]);
+      plan = { ...plan, surplus, share };
+    } else {
+      // No host here waits for a slot, yet a peer may have nothing to do (this node's CPU may
+      // be the limit): one host each to the idle peers that are this node's to serve, its
+      // shortest queues first, keeping at least one host with work. Every host has a slot, so
+      // it may have requests in flight: it goes all the same, its lease released once they end.
+      const lenders = peers.filter((r) => r.state === 'crawling');
+      const idle = peers.filter((r) => r.state === 'idle');
+      const share = idleShare(
+        config.nodeId,
+        [
+          { id: config.nodeId, slots: used },
+          ...lenders.map((r) => ({ id: r.id, slots: config.concurrency + (r.wanting ?? 0) - (r.spare ?? 0) })),
+        ],
+        idle.map((r) => r.id),
+        config.perHost,
+      ).filter((s) => canBorrow(p.membership.recordOf(s.id)!));
+      const withWork = loads.filter((h) => h.queued + h.inFlight > 0).length;
+      plan = { surplus: share.length * config.perHost, share, most: Math.min(share.length, withWork - 1), toIdle: true };
+    }
+    if (plan.share.length === 0 || plan.most <= 0) return 0;
     const hosts: HostState[] = [];
     for (const h of p.frontier.hosts.values()) {
-      if (h.phase !== 'ready' || h.politeness.inFlight > 0 || h.retries.length > 0 || h.robots === undefined || h.leaseLost) continue;
+      if (h.phase !== 'ready' || h.retries.length > 0 || h.robots === undefined || h.leaseLost) continue;
+      if (h.politeness.inFlight > 0 && !plan.toIdle) continue;
       if (ownership.rendezvousOwner(h.dir) === config.nodeId) hosts.push(h);
     }
     const chosen = chooseLends({
-      surplus,
+      surplus: plan.surplus,
       perHost: config.perHost,
       hosts,
-      peers: share,
-      most: Math.min(MAX_LENDS_PER_BEAT, MAX_LENT - ownership.lentCount),
+      peers: plan.share,
+      most: Math.min(plan.most, MAX_LENT - ownership.lentCount),
+      shortestFirst: plan.toIdle,
     });
     const released: Promise<void>[] = [];
     for (const { host: dir, borrower } of chosen) {
@@ -85,7 +114,10 @@ export class SurplusLender {
       const items = p.frontier.dropHost(host);
       ownership.lend(dir, borrower);
       handoffs.lent(borrower, dir, items, p.membership.counter + 1);
-      released.push(p.keeper.letGo(host, 'moved'));
+      // A host with requests in flight is let go after them: the heartbeat does not wait (the
+      // borrower finds the lease held and tries again at its next heartbeat).
+      const gone = p.keeper.letGo(host, 'moved');
+      if (host.politeness.inFlight === 0) released.push(gone);
       this.#lentAt.set(borrower, p.membership.recordOf(borrower)?.counter ?? 0);
     }
     if (chosen.length === 0) return 0;

@@ -27,7 +27,7 @@ interface Summary {
  */
 async function crawlPair(
   extra: readonly string[],
-): Promise<{ site: LoopbackSite; busy: Summary; idle: Summary; cleanup: () => Promise<void> }> {
+): Promise<{ site: LoopbackSite; busy: Summary; idle: Summary & { stderr: string }; cleanup: () => Promise<void> }> {
   let started: LoopbackSite | undefined;
   const handle = generatedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 5, crossLinks: 1 }, () => started!.hosts);
   const site = await LoopbackSite.start({ hosts: HOSTS, latencyMs: 30, handle });
@@ -42,7 +42,11 @@ async function crawlPair(
   }
 }
 
-async function crawlOn(site: LoopbackSite, dataDir: string, extra: readonly string[]): Promise<{ busy: Summary; idle: Summary }> {
+async function crawlOn(
+  site: LoopbackSite,
+  dataDir: string,
+  extra: readonly string[],
+): Promise<{ busy: Summary; idle: Summary & { stderr: string } }> {
   const dirs = site.hosts.map((h) => h.hostDir);
   // A pair where the second id wins no host: about one idle id in 3,000 for a given busy id
   // (the product of the busy id's 8 chances), so several busy ids are tried.
@@ -88,12 +92,13 @@ async function crawlOn(site: LoopbackSite, dataDir: string, extra: readonly stri
   const [busy, idle] = await Promise.all([busyRun.done, idleRun.done]);
   assert.equal(busy!.code, 0, busy!.stderr);
   assert.equal(idle!.code, 0, idle!.stderr);
-  // Every page once, never two requests at once on a host, nothing left behind.
+  // Every page once, never more than --per-host requests at once on a host, nothing left behind.
+  const perHost = extra.includes('--per-host') ? Number(extra[extra.indexOf('--per-host') + 1]) : 1;
   const files = await listFiles(data.path);
   const have = new Set(files);
   for (let h = 0; h < HOSTS; h++) {
     for (let i = 0; i < PAGES; i++) assert.ok(have.has(filesOf(site.url(h, pagePath(i))).links), `missing ${site.url(h, pagePath(i))}`);
-    assert.ok(site.maxInFlight(h) <= 1, `host ${h} had ${site.maxInFlight(h)} requests in flight`);
+    assert.ok(site.maxInFlight(h) <= perHost, `host ${h} had ${site.maxInFlight(h)} requests in flight`);
   }
   assert.deepEqual(
     [...site.counts].filter(([, n]) => n > 1),
@@ -106,7 +111,7 @@ async function crawlOn(site: LoopbackSite, dataDir: string, extra: readonly stri
     [],
     'leases, node records or hand-offs left',
   );
-  return { busy: jsonSummary<Summary>(busy!), idle: jsonSummary<Summary>(idle!) };
+  return { busy: jsonSummary<Summary>(busy!), idle: { ...jsonSummary<Summary>(idle!), stderr: idle!.stderr } };
 }
 
 describe('lending hosts', { timeout: 120_000 }, () => {
@@ -122,11 +127,24 @@ describe('lending hosts', { timeout: 120_000 }, () => {
     }
   });
 
+  test('no host waits for a slot (--concurrency 32 --per-host 2): the node that owns no host still gets one, and says once why it had none', async () => {
+    const r = await crawlPair(['--concurrency', '32', '--per-host', '2']);
+    try {
+      assert.ok((r.busy.hostsLent ?? 0) > 0, `the busy node lent nothing: ${JSON.stringify(r.busy)}`);
+      assert.ok(r.idle.pages > 0, 'the node with no host of its own fetched nothing');
+      assert.equal(r.idle.stderr.match(/this node owns no host/g)?.length, 1, r.idle.stderr);
+    } finally {
+      await r.site.close();
+      await r.cleanup();
+    }
+  });
+
   test('--no-lend: the node that owns no host fetches nothing', async () => {
     const r = await crawlPair(['--no-lend']);
     try {
       assert.equal(r.busy.hostsLent, undefined);
       assert.equal(r.idle.pages, 0);
+      assert.match(r.idle.stderr, /this node owns no host: .*lending is off/);
       assert.equal(r.busy.pages, HOSTS * PAGES);
     } finally {
       await r.site.close();

@@ -71,6 +71,21 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.deepEqual(await inboxFiles('o'), [], 'read and removed');
   });
 
+  test("an idle node's look at its inbox: a published hand-off counts, a write in progress does not; the owners waited for", async () => {
+    const inbox = new HandoffInbox(layout, 'o');
+    assert.equal(await inbox.hasFiles(), false, 'no inbox yet');
+    const out = outbox('w', { [A]: 'o', [B]: 'p' });
+    out.add(url(A, '/1'), A, 1);
+    out.add(url(B, '/1'), B, 1);
+    assert.deepEqual([...out.owners()].sort(), ['o', 'p']);
+    await mkdir(layout.inbox('o'));
+    await writeFile(join(layout.inbox('o'), '.w+x0.json~w~1.tmp'), '{}');
+    assert.equal(await inbox.hasFiles(), false, 'a temporary file is no hand-off');
+    await out.flush();
+    assert.deepEqual([...out.owners()], []);
+    assert.equal(await inbox.hasFiles(), true);
+  });
+
   test('an offer answered later (the --hook priority) is waited for: queued counts, and a full one keeps its file', async () => {
     const out = outbox('w', { [A]: 'o' });
     out.add(url(A, '/1'), A, 1);

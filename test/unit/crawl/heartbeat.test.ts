@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { Membership } from '../../../src/cluster/membership.js';
 import type { NodeRecord } from '../../../src/cluster/node-record.js';
 import { Ownership } from '../../../src/cluster/ownership.js';
+import { candidate, ownerOf } from '../../../src/cluster/rendezvous.js';
 import { END_WATCH_MAX_MS, END_WATCH_PEERS, Heartbeat, STARTUP_BEATS } from '../../../src/crawl/heartbeat.js';
 import type { Parts } from '../../../src/crawl/node-parts.js';
 import { silentLogger } from '../../../src/progress/logger.js';
@@ -27,7 +28,7 @@ const peerRecord = (counter: number, state: NodeRecord['state'], idleEpoch = 0):
  * A heartbeat over a real Membership in a temp nodes/ and stubs for the parts it does not
  * need here (--partition url: no leases). Counts its beats (the records it wrote).
  */
-async function rig(over: { watch?: boolean } = {}) {
+async function rig(over: { watch?: boolean; queues?: readonly number[] } = {}) {
   const dir = freshPath();
   const layout = new Layout(dir);
   await mkdir(layout.dir('nodes'), { recursive: true });
@@ -42,6 +43,10 @@ async function rig(over: { watch?: boolean } = {}) {
   const membership = new Membership(layout, { nodeId: SELF, heartbeatMs: HEARTBEAT, deadAfterMs: config.deadAfterMs }, { clock });
   // Counts beats, and the heartbeats and reads under way, so that the fake clock waits for them.
   let beats = 0;
+  let ticks = 0;
+  let lastTick = -1;
+  /** What the node did, in order: `beat`, `lend <host>`, `flush`. */
+  const acts: string[] = [];
   let pending = 0;
   const track =
     <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
@@ -56,25 +61,52 @@ async function rig(over: { watch?: boolean } = {}) {
   const beat = membership.beat.bind(membership);
   membership.beat = track(async (s) => {
     beats++;
+    acts.push('beat');
+    // A heartbeat that lends writes its record twice: count heartbeats begun, not records.
+    if (stats.heartbeats.beats !== lastTick) {
+      ticks++;
+      lastTick = stats.heartbeats.beats;
+    }
     await beat(s);
   });
   membership.peerStateMoved = track(membership.peerStateMoved.bind(membership));
   const stats = new CrawlStats(() => clock.monotonic());
   let wakes = 0;
+  // With `queues`: --partition host, and ready hosts of this node (by rendezvous against PEER) with those queues, nothing in flight.
+  const c = [SELF, PEER].map(candidate);
+  const dirs = Array.from({ length: 200 }, (_, i) => `h${i}.example`).filter((d) => ownerOf(d, c) === SELF);
+  const hosts = new Map(
+    (over.queues ?? []).map((queued, i) => [
+      dirs[i]!,
+      { dir: dirs[i]!, queued, phase: 'ready', politeness: { inFlight: 0 }, retries: [], robots: {}, leaseLost: false },
+    ]),
+  );
   const parts = {
     layout,
     membership,
-    guard: { checkMarker: async () => undefined },
-    frontier: { queued: 0, readyCount: () => 0, hosts: new Map() },
-    requests: { inFlight: 0, pump: () => undefined },
-    keeper: { rebalance: () => false },
+    guard: { checkMarker: async () => undefined, fault: false },
+    frontier: { queued: 0, readyCount: () => hosts.size, hosts, dropHost: () => [] },
+    requests: { inFlight: 0, unwritten: 0, pump: () => undefined },
+    keeper: {
+      rebalance: () => false,
+      dropLost: () => undefined,
+      retryBlocked: () => undefined,
+      releaseOrphanLeases: async () => undefined,
+      letGo: async () => undefined,
+    },
+    leases: { verify: async () => [] },
+    handoffs: {
+      viewChanged: () => undefined,
+      lent: (_to: string, host: string) => void acts.push(`lend ${host}`),
+      outbox: { flush: async () => void acts.push('flush') },
+    },
   } as unknown as Parts;
   const heartbeat = new Heartbeat({
-    config,
+    config: { ...config, concurrency: 4, perHost: 1 },
     clock,
     log: silentLogger,
     stats,
-    ownership: new Ownership(SELF, 'url'),
+    ownership: new Ownership(SELF, over.queues === undefined ? 'url' : 'host'),
     parts,
     events: {
       stopping: () => false,
@@ -92,12 +124,12 @@ async function rig(over: { watch?: boolean } = {}) {
       for (;;) {
         for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
         // A heartbeat began (its record written) and has not ended (counted in stats), or a read is under way.
-        if (pending === 0 && beats === stats.heartbeats.beats) break;
+        if (pending === 0 && ticks === stats.heartbeats.beats) break;
         await new Promise((r) => setTimeout(r, 1));
       }
     }
   };
-  return { heartbeat, stats, membership, writePeer, run, beats: () => beats, wakes: () => wakes };
+  return { heartbeat, stats, membership, writePeer, run, beats: () => beats, wakes: () => wakes, acts };
 }
 
 describe('Heartbeat: the start, sooner', () => {
@@ -208,5 +240,30 @@ describe('Heartbeat: the node record', () => {
     r.stats.countError('ROBOTS_DISALLOWED', true);
     const s = r.heartbeat.status('crawling');
     assert.deepEqual([s.errors, s.excluded], [1, 2]);
+  });
+});
+
+describe('Heartbeat: work flows to free slots', () => {
+  test('a peer that turns idle gets a host in the heartbeat that reads its record; the record naming the lend is written before the queue', async (t) => {
+    const r = await rig({ queues: [30, 12, 9] });
+    t.after(() => r.heartbeat.close());
+    await r.writePeer(remoteRecord(PEER, 1, { state: 'crawling', spare: 0, wanting: 0 }));
+    r.stats.state = 'crawling';
+    r.heartbeat.start();
+    await r.run(HEARTBEAT + 50);
+    assert.deepEqual(
+      r.acts.filter((a) => a !== 'beat'),
+      [],
+      'a busy peer and no host waiting for a slot: nothing moves',
+    );
+    await r.writePeer(remoteRecord(PEER, 2, { state: 'idle', idleEpoch: 1, spare: 4, wanting: 0 }));
+    const before = r.acts.length;
+    await r.run(HEARTBEAT);
+    // The beat that read the idle record: its own record, the lend, the record that names it, its queue.
+    assert.deepEqual(
+      r.acts.slice(before).map((a) => a.split(' ')[0]),
+      ['beat', 'lend', 'beat', 'flush'],
+    );
+    assert.equal(r.acts.filter((a) => a.startsWith('lend')).length, 1, 'one host, and this node keeps work');
   });
 });

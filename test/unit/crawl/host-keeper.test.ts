@@ -4,7 +4,7 @@ import { Leases } from '../../../src/cluster/lease.js';
 import { Membership } from '../../../src/cluster/membership.js';
 import { Ownership } from '../../../src/cluster/ownership.js';
 import type { CrawlConfig } from '../../../src/config/crawl-config.js';
-import { HostKeeper, TAKE_PARALLELISM } from '../../../src/crawl/host-keeper.js';
+import { BORROWED_RETRY_MS, HostKeeper, TAKE_PARALLELISM } from '../../../src/crawl/host-keeper.js';
 import { HostRobots } from '../../../src/crawl/host-robots.js';
 import { RobotsCache } from '../../../src/fetch/robots.js';
 import { fetchMiddleware } from '../../../src/hooks/builtin-steps.js';
@@ -74,7 +74,7 @@ async function keeperRig(
     onStoreError: (err) => errors.push(err),
     wake: () => undefined,
   });
-  return { ...r, store, leases, keeper, hostRobots, asked, errors, unsettled, markedRead };
+  return { ...r, layout, store, leases, keeper, hostRobots, asked, errors, unsettled, markedRead };
 }
 
 /** Makes each lease acquisition take 5 ms, as over a network mount; counts the calls and the most under way at once. */
@@ -177,6 +177,34 @@ describe('HostKeeper', () => {
       assert.equal(host.isDone(urlKey(url)), true);
     }
     assert.deepEqual(r.markedRead, [`${lent}/${urlKey(`http://${lent}/done`)}`]);
+  });
+
+  test('a borrowed host whose lender still holds the lease is tried again within a heartbeat; a host of its own waits for the heartbeat', async () => {
+    const ownership = new Ownership('n1', 'host');
+    ownership.setLive(['n1', 'n2']);
+    const dirs = Array.from({ length: 40 }, (_, i) => `h${i}.example`);
+    const lent = dirs.find((d) => ownership.rendezvousOwner(d) === 'n2')!;
+    const own = dirs.find((d) => ownership.rendezvousOwner(d) === 'n1')!;
+    ownership.setPeerLends([{ id: 'n2', counter: 1, lent: { [lent]: 'n1' } }]);
+    const r = await keeperRig({}, {}, ownership);
+    // The lender (n2, alive) still holds both leases: its requests in flight have not ended.
+    let held = true;
+    const acquire = r.leases.acquire.bind(r.leases);
+    r.leases.acquire = (dir) => (held ? Promise.resolve({ ok: false, holder: 'n2' } as never) : acquire(dir));
+    const hosts = [lent, own].map((dir) => r.admission.want(dir, `http://${dir}/`));
+    for (const h of hosts) await r.keeper.loaded(h);
+    assert.deepEqual(
+      hosts.map((h) => h.phase),
+      ['blocked', 'blocked'],
+    );
+    held = false;
+    r.clock.advance(BORROWED_RETRY_MS);
+    for (const h of hosts) await r.keeper.loaded(h);
+    assert.deepEqual(
+      hosts.map((h) => h.phase),
+      ['ready', 'blocked'],
+      'the borrowed host is taken at once; the own one at the next heartbeat (retryBlocked)',
+    );
   });
 
   test('robots.txt unavailable: the host waits with the back-off, then is left alone and its URLs recorded', async () => {

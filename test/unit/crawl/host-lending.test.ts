@@ -4,6 +4,7 @@ import {
   chooseLends,
   demand,
   evenBalance,
+  idleShare,
   lendingShare,
   MIN_LEND_QUEUE,
   shareOfRoom,
@@ -123,5 +124,41 @@ describe('host lending: whose room, and lending by balance', () => {
       { id: 'b', balance: 1, canBorrow: false },
     ];
     assert.deepEqual(lendingShare('a', waiting), { surplus: 4, peers: [] });
+  });
+
+  test("no host waits for a slot: each idle peer goes to one node whose hosts want two hosts' slots, the most wanting first", () => {
+    const lenders = [
+      { id: 'a', slots: 3 },
+      { id: 'b', slots: 4 },
+      { id: 'c', slots: 1 }, // one host with work: it keeps it
+    ];
+    const idle = ['z', 'x', 'y'];
+    const share = (self: string) => idleShare(self, lenders, idle, 1).map((p) => p.id);
+    assert.deepEqual(share('b'), ['x', 'z']);
+    assert.deepEqual(share('a'), ['y']);
+    assert.deepEqual(share('c'), []);
+    // Every idle peer is some one node's, whichever node computes it.
+    assert.deepEqual([...share('a'), ...share('b'), ...share('c')].sort(), ['x', 'y', 'z']);
+    // With --per-host 2 a node needs four slots wanted (two hosts); each idle peer gets --per-host slots.
+    assert.deepEqual(idleShare('b', lenders, idle, 2), [
+      { id: 'x', room: 2 },
+      { id: 'y', room: 2 },
+      { id: 'z', room: 2 },
+    ]);
+    assert.deepEqual(idleShare('a', lenders, idle, 2), []);
+    assert.deepEqual(idleShare('a', lenders, [], 1), []);
+  });
+
+  test('shortestFirst lends the shortest queue worth a move first', () => {
+    const hosts = [
+      { dir: 'long', queued: 40 },
+      { dir: 'tiny', queued: Q - 1 },
+      { dir: 'short', queued: Q },
+    ];
+    const peers = [{ id: 'p', room: 1 }];
+    assert.deepEqual(chooseLends({ surplus: 1, perHost: 1, hosts, peers, most: 1, shortestFirst: true }), [
+      { host: 'short', borrower: 'p' },
+    ]);
+    assert.deepEqual(chooseLends({ surplus: 1, perHost: 1, hosts, peers, most: 1 }), [{ host: 'long', borrower: 'p' }]);
   });
 });
