@@ -114,7 +114,14 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       '--max-attempts <n>',
       `count errs records final as a crawl with this --max-attempts would (default: the last run's, else ${DEFAULTS.maxAttempts})`,
     )
-    .action(async (opts: { data?: string; json?: boolean; wait?: boolean; maxAttempts?: string }) => {
+    .option('--watch', 'redraw a table of the nodes and totals about once a second, until Ctrl-C')
+    .action(async (opts: { data?: string; json?: boolean; wait?: boolean; maxAttempts?: string; watch?: boolean }) => {
+      if (opts.watch === true) {
+        const { watchStatus } = await import('./status-watch.js');
+        const data = resolveDataDir(opts.data, process.env);
+        result.code = await watchStatus(data, 1_000, process.stdout.isTTY === true, (text) => process.stdout.write(text));
+        return;
+      }
       const { statusCommand } = await import('./status-command.js');
       const maxAttempts = opts.maxAttempts === undefined ? {} : { maxAttempts: parseWhole('--max-attempts', opts.maxAttempts, 1) };
       result.code = await statusCommand(
