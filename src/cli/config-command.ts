@@ -4,7 +4,7 @@ import { defaultNodeId } from '../config/parse-values.js';
 import { readSettings, settingsPath, writeSettings, type SettingsRecord } from '../config/settings-file.js';
 import { ExitCode, FatalError, usageError } from '../errors.js';
 import { openExistingDataDir } from '../store/data-dir.js';
-import { seeNodes } from './node-records.js';
+import { othersAlive } from './node-records.js';
 
 async function settingsOrFail(dataDir: string): Promise<SettingsRecord> {
   await openExistingDataDir(dataDir);
@@ -59,7 +59,7 @@ export async function configSetCommand(
     out(`--${spec.name} is ${settingText(value)} already (revision ${record.revision})`);
     return ExitCode.OK;
   }
-  const running = spec.live ? [] : (await seeNodes(await openExistingDataDir(dataDir), true)).filter((n) => n.alive === true);
+  const running = spec.live ? [] : await othersAlive(await openExistingDataDir(dataDir), '');
   if (running.length > 0) {
     throw new FatalError(
       'NOT_LIVE',

@@ -15,6 +15,7 @@ import { openDataDir } from '../store/data-dir.js';
 import { removeNodeEnds, writeRunState } from '../store/run-state.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { refuseWithoutSeeds } from './seeds-first.js';
+import { othersAlive } from './node-records.js';
 import { holdingsLine, holdingsOf, judgeOutcome, recordRunEnd } from './run-outcome.js';
 
 /** Hooks a child of --processes gets: where to send progress instead of drawing it. */
@@ -43,7 +44,7 @@ export async function runCrawl(options: CrawlConfig, start: CrawlStart, hooks: C
     sessionParams: [...options.normalize.sessionParams].sort(),
   });
   // The crawl's settings before anything else of the crawl is written (docs/operations.md, "One configuration").
-  const settled = await settleSettings(options, start, start.given);
+  const settled = await settleSettings(options, start, start.given, () => othersAlive(layout, options.nodeId));
   const live = new LiveSettings(settled.config, settled.record);
   const config = live.config;
   // A port that cannot be had ends the start here, before the run state says running.
@@ -59,6 +60,7 @@ export async function runCrawl(options: CrawlConfig, start: CrawlStart, hooks: C
   const node = new CrawlNode(config, { clock: systemClock, logger, ...(userHooks ? { hooks: userHooks } : {}) });
   scraped = node;
   if (served) logger.info(`metrics at ${served.url}`);
+  for (const line of settled.changed) logger.info(`a new run changes the crawl's settings (revision ${settled.record.revision}): ${line}`);
   const display = new ProgressDisplay({ enabled: config.progress && hooks.onProgress === undefined, json: config.json }, logger);
   const started = systemClock.monotonic();
 

@@ -43,3 +43,19 @@ export async function seeNodes(layout: Layout, wait: boolean): Promise<SeenNode[
     };
   });
 }
+
+/**
+ * The ids of the nodes other than `self` that may be running, asked before a new run changes
+ * the crawl's settings: nodes/ is read twice, a heartbeat and a half apart (1.7 s when no
+ * record says its heartbeat), and a node counts when its counter moved or its record appeared
+ * in between (a node that has just started).
+ */
+export async function othersAlive(layout: Layout, self: string): Promise<string[]> {
+  const records = await readNodes(layout);
+  const first = new Map(records.map((n) => [n.id, n.counter]));
+  const beat = records.length === 0 ? 1_000 : Math.max(...records.map((n) => n.heartbeatMs ?? 1_000));
+  await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, beat * 1.5 + 200)));
+  return (await readNodes(layout))
+    .filter((n) => n.id !== self && n.state !== 'done' && !isDeadLocalProcess(n) && first.get(n.id) !== n.counter)
+    .map((n) => n.id);
+}

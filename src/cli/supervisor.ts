@@ -16,6 +16,7 @@ import { holdingsLine, holdingsOf, judgeOutcome } from './run-outcome.js';
 import { idleNodesLines } from './idle-nodes.js';
 import type { CrawlStart } from './crawl-command.js';
 import { settleSettings } from '../config/settings-file.js';
+import { othersAlive } from './node-records.js';
 import type { MetricSample } from '../metrics/metric-sample.js';
 import { knownErrs, type ChildMessage, type HeldErrsMessage } from './child-messages.js';
 import { backoffMs } from '../frontier/retry-policy.js';
@@ -118,7 +119,9 @@ export async function runSupervisor(
   });
   reconcileNormalization(marker, options);
   // A conflict is told once, here; the children then adopt what this wrote or read.
-  const { config } = await settleSettings(options, settings, settings.given);
+  const settled = await settleSettings(options, settings, settings.given, () => othersAlive(layout, options.nodeId));
+  const config = settled.config;
+  for (const line of settled.changed) logger.info(`a new run changes the crawl's settings (revision ${settled.record.revision}): ${line}`);
   const display = new ProgressDisplay({ enabled: config.progress, json: config.json }, logger);
   const slots: Slot[] = Array.from({ length: processes }, (_, index) => ({
     index,

@@ -48,36 +48,84 @@ export function writeSettings(dataDir: string, record: SettingsRecord, nodeId: s
 export interface Settled {
   readonly config: CrawlConfig;
   readonly record: SettingsRecord;
-  /** True when this node wrote the settings (it was the crawl's first). */
+  /** True when this node wrote the settings (the crawl's first node, or the first of a new run that changed them). */
   readonly wrote: boolean;
+  /** What a new run changed, one line each (`--delay 1000 -> 0`); empty when nothing changed. */
+  readonly changed: readonly string[];
 }
 
 /**
  * Makes a starting node agree with its crawl (docs/operations.md, "One configuration"): the
  * first node creates the settings file from its options by exclusive create, so that of two
  * nodes starting at the same moment exactly one writes and the other reads what it wrote; a
- * later node adopts the file's settings, and refuses (SETTINGS_CONFLICT, exit 2) when an option
- * it was given (`given`, by setting name), or a file only it has (--hook, --cookie-file),
- * differs from the crawl's. Call it before anything else the node writes for the crawl.
+ * later node adopts the file's settings. An option it was given (`given`, by setting name), or
+ * a file only it has (--hook, --cookie-file), that differs from the crawl's is a conflict: while
+ * other nodes of the crawl run (`othersAlive`, asked only then), the node refuses
+ * (SETTINGS_CONFLICT, exit 2); when none does, it starts a new run with the values it was given
+ * and writes them as the next revision (`changed` says which). Call it before anything else the
+ * node writes for the crawl.
  */
-export async function settleSettings(config: CrawlConfig, inputs: SettingsInputs, given: ReadonlySet<string>): Promise<Settled> {
+export async function settleSettings(
+  config: CrawlConfig,
+  inputs: SettingsInputs,
+  given: ReadonlySet<string>,
+  othersAlive: () => Promise<readonly string[]> = async () => [],
+): Promise<Settled> {
   const mine = settingsOf(config, inputs);
-  // Two tries: a file that vanished between a lost create and the read (removed by hand) is created again.
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const path = settingsPath(config.dataDir);
+  // Set when another node won an exclusive create this node tried: it is starting at this very
+  // moment and may not have a heartbeat yet, so a conflict with it is refused without asking.
+  let raced = false;
+  for (let attempt = 0; attempt < 3; attempt++) {
     const found = await readSettings(config.dataDir);
-    if (found !== undefined) return { config: adopt(config, found, mine, given), record: found, wrote: false };
-    const record: SettingsRecord = {
-      format: 1,
-      revision: 1,
-      writtenBy: config.nodeId,
-      writtenAt: new Date().toISOString(),
-      settings: mine,
-    };
-    if (await createExclusive(settingsPath(config.dataDir), `${JSON.stringify(record, null, 1)}\n`, config.nodeId)) {
-      return { config, record, wrote: true };
+    if (found === undefined) {
+      const record = next(undefined, config.nodeId, mine);
+      if (await createExclusive(path, `${JSON.stringify(record, null, 1)}\n`, config.nodeId))
+        return { config, record, wrote: true, changed: [] };
+      raced = true;
+      continue;
     }
+    const differ = conflicts(mine, found.settings, given);
+    if (differ.length === 0) return { config: adopt(config, found), record: found, wrote: false, changed: [] };
+    const alive = raced ? ['one starting now'] : await othersAlive();
+    if (alive.length > 0) {
+      const more = differ.length > 1 ? ` (and ${differ.length - 1} more)` : '';
+      const nodes = raced
+        ? 'a node started it at the same moment'
+        : alive.length === 1
+          ? '1 node of the crawl runs'
+          : `${alive.length} nodes of the crawl run`;
+      throw new FatalError(
+        'SETTINGS_CONFLICT',
+        `${differ[0]}${more} and ${nodes}: leave the option out to adopt the crawl's, or change it with mountcrawl config set (mountcrawl config shows them)`,
+        ExitCode.USAGE,
+      );
+    }
+    // A new run: what this node was given replaces the crawl's (a --hook or --cookie-file, given
+    // or not). One writer per revision, by exclusive create of its claim (a small file left in place).
+    const settings = { ...found.settings };
+    for (const spec of SETTINGS) if (spec.apply === undefined || given.has(spec.name)) settings[spec.name] = mine[spec.name]!;
+    const record = next(found, config.nodeId, settings);
+    if (!(await createExclusive(`${path}.${record.revision}`, config.nodeId, config.nodeId))) {
+      raced = true;
+      continue;
+    }
+    await writeSettings(config.dataDir, record, config.nodeId);
+    return { config: adopt(config, record), record, wrote: true, changed: changedLines(found.settings, settings) };
   }
-  throw new FatalError('DATA_DIR_UNUSABLE', `${settingsPath(config.dataDir)} can be neither created nor read`, ExitCode.DATA_DIR);
+  throw new FatalError('DATA_DIR_UNUSABLE', `${path} can be neither created nor read`, ExitCode.DATA_DIR);
+}
+
+/** `--name old -> new` for each setting that differs between two revisions. */
+export function changedLines(before: Readonly<Record<string, SettingValue>>, after: Readonly<Record<string, SettingValue>>): string[] {
+  return SETTINGS.filter((s) => !sameSetting(before[s.name], after[s.name])).map(
+    (s) => `--${s.name} ${settingText(before[s.name])} -> ${settingText(after[s.name])}`,
+  );
+}
+
+/** The revision after `before` (1 when there is none), written by `by`. */
+function next(before: SettingsRecord | undefined, by: string, settings: Record<string, SettingValue>): SettingsRecord {
+  return { format: 1, revision: (before?.revision ?? 0) + 1, writtenBy: by, writtenAt: new Date().toISOString(), settings };
 }
 
 /** The settings a node was given that differ from the crawl's, as `--name its (the crawl's: theirs)`. */
@@ -99,16 +147,7 @@ export function conflicts(
   return out;
 }
 
-function adopt(config: CrawlConfig, found: SettingsRecord, mine: Record<string, SettingValue>, given: ReadonlySet<string>): CrawlConfig {
-  const differ = conflicts(mine, found.settings, given);
-  if (differ.length > 0) {
-    const more = differ.length > 1 ? ` (and ${differ.length - 1} more)` : '';
-    throw new FatalError(
-      'SETTINGS_CONFLICT',
-      `${differ[0]}${more}: leave the option out to adopt the crawl's, or change it with mountcrawl config set (mountcrawl config shows them)`,
-      ExitCode.USAGE,
-    );
-  }
+function adopt(config: CrawlConfig, found: SettingsRecord): CrawlConfig {
   let out: CrawlConfig = config;
   for (const spec of SETTINGS) {
     if (spec.apply !== undefined && spec.name in found.settings) out = { ...out, ...spec.apply(found.settings[spec.name]!, out) };

@@ -56,17 +56,53 @@ describe('the crawl settings file', () => {
     const first = node(dir.path, '--delay', '1000');
     await settleSettings(first.config, NO_HOOKS, first.given);
     const other = node(dir.path, '--delay', '0', '--scope', 'domain');
-    await assert.rejects(settleSettings(other.config, NO_HOOKS, other.given), (err: unknown) => {
+    let asked = 0;
+    const running = async (): Promise<string[]> => {
+      asked++;
+      return ['n1'];
+    };
+    await assert.rejects(settleSettings(other.config, NO_HOOKS, other.given, running), (err: unknown) => {
       assert.ok(err instanceof FatalError);
       assert.equal(err.code, 'SETTINGS_CONFLICT');
       assert.equal(err.exitCode, 2);
-      assert.match(err.message, /^--scope domain conflicts with this crawl's --scope host \(and 1 more\)/);
+      assert.match(err.message, /^--scope domain conflicts with this crawl's --scope host \(and 1 more\) and 1 node of the crawl runs: /);
       assert.doesNotMatch(err.message, /\n/);
       return true;
     });
     // The same value given again is no conflict.
     const same = node(dir.path, '--delay', '1000');
-    assert.equal((await settleSettings(same.config, NO_HOOKS, same.given)).config.delayMs, 1000);
+    assert.equal((await settleSettings(same.config, NO_HOOKS, same.given, running)).config.delayMs, 1000);
+    assert.equal(asked, 1, 'the running nodes are asked about only on a conflict');
+  });
+
+  test('a new run (no other node alive) writes the values it was given as the next revision', async () => {
+    const first = node(dir.path, '--delay', '1000', '--max-pages', '5');
+    await settleSettings(first.config, NO_HOOKS, first.given);
+    const rerun = node(dir.path, '--max-pages', 'unlimited', '--node-id', 'n9');
+    const settled = await settleSettings(rerun.config, NO_HOOKS, rerun.given, async () => []);
+    assert.equal(settled.wrote, true);
+    assert.equal(settled.record.revision, 2);
+    assert.deepEqual(settled.changed, ['--max-pages 5 -> unlimited']);
+    assert.equal(settled.config.maxPages, Infinity);
+    assert.equal(settled.config.delayMs, 1000, 'what it was not given is adopted');
+    const onDisk = (await readSettings(dir.path))!;
+    assert.equal(onDisk.revision, 2);
+    assert.equal(onDisk.settings['max-pages'], 'unlimited');
+    assert.equal(onDisk.writtenBy, 'n9');
+  });
+
+  test('two new runs at the same moment with different values: one writes the revision, the other refuses', async () => {
+    const first = node(dir.path, '--delay', '1000');
+    await settleSettings(first.config, NO_HOOKS, first.given);
+    const nodes = [node(dir.path, '--delay', '10', '--node-id', 'x'), node(dir.path, '--delay', '20', '--node-id', 'y')];
+    const results = await Promise.allSettled(nodes.map((n) => settleSettings(n.config, NO_HOOKS, n.given, async () => [])));
+    const won = results.filter((r) => r.status === 'fulfilled');
+    assert.equal(won.length, 1, JSON.stringify(results));
+    const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    assert.match((lost.reason as Error).message, /and a node started it at the same moment/);
+    const record = (await readSettings(dir.path))!;
+    assert.equal(record.revision, 2);
+    assert.equal(record.settings.delay, (won[0] as PromiseFulfilledResult<{ config: CrawlConfig }>).value.config.delayMs);
   });
 
   test('a --hook file must be the same on every node, given or not', async () => {
@@ -75,12 +111,16 @@ describe('the crawl settings file', () => {
     const first = node(dir.path);
     await settleSettings(first.config, { hookFiles: [hook] }, first.given);
     const without = node(dir.path);
+    const running = async (): Promise<string[]> => ['n1'];
     await assert.rejects(
-      settleSettings(without.config, NO_HOOKS, without.given),
+      settleSettings(without.config, NO_HOOKS, without.given, running),
       /--hook \(none\) conflicts with this crawl's --hook "sha256:/,
     );
     await writeFile(hook, 'export function filter() { return false; }\n');
-    await assert.rejects(settleSettings(without.config, { hookFiles: [hook] }, without.given), /SETTINGS_CONFLICT|--hook "sha256:/);
+    await assert.rejects(
+      settleSettings(without.config, { hookFiles: [hook] }, without.given, running),
+      /--hook "sha256:[0-9a-f]+" conflicts/,
+    );
   });
 
   test('nodes starting at the same moment: exactly one writes, every one ends with its settings', async () => {
