@@ -105,11 +105,12 @@ export async function settleSettings(
     // or not). One writer per revision, by exclusive create of its claim (a small file left in place).
     const settings = { ...found.settings };
     for (const spec of SETTINGS) if (spec.apply === undefined || given.has(spec.name)) settings[spec.name] = mine[spec.name]!;
-    const record = next(found, config.nodeId, settings);
-    if (!(await createExclusive(`${path}.${record.revision}`, config.nodeId, config.nodeId))) {
+    const revision = await claimRevision(config, found.revision);
+    if (revision === undefined) {
       raced = true;
       continue;
     }
+    const record = { ...next(found, config.nodeId, settings), revision };
     await writeSettings(config.dataDir, record, config.nodeId);
     return { config: adopt(config, record), record, wrote: true, changed: changedLines(found.settings, settings) };
   }
@@ -121,6 +122,24 @@ export function changedLines(before: Readonly<Record<string, SettingValue>>, aft
   return SETTINGS.filter((s) => !sameSetting(before[s.name], after[s.name])).map(
     (s) => `--${s.name} ${settingText(before[s.name])} -> ${settingText(after[s.name])}`,
   );
+}
+
+/** How long a node that lost the claim of a revision waits for its winner to write it. */
+const CLAIM_WAIT_MS = 2_000;
+
+/**
+ * Claims the next revision after `current` by exclusive create of its claim file: the revision
+ * number, or undefined when another node claimed it and wrote it meanwhile (it is starting
+ * now). A claim whose winner wrote nothing within CLAIM_WAIT_MS (it died, or was stopped at
+ * start) is passed over for the revision after it.
+ */
+async function claimRevision(config: CrawlConfig, current: number): Promise<number | undefined> {
+  for (let revision = current + 1; revision <= current + 10; revision++) {
+    if (await createExclusive(`${settingsPath(config.dataDir)}.${revision}`, config.nodeId, config.nodeId)) return revision;
+    await new Promise((resolve) => setTimeout(resolve, CLAIM_WAIT_MS));
+    if ((await readSettings(config.dataDir))?.revision !== current) return undefined;
+  }
+  throw new FatalError('DATA_DIR_UNUSABLE', `${settingsPath(config.dataDir)}: ten revisions claimed and none written`, ExitCode.DATA_DIR);
 }
 
 /** The revision after `before` (1 when there is none), written by `by`. */

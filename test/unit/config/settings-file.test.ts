@@ -91,6 +91,16 @@ describe('the crawl settings file', () => {
     assert.equal(onDisk.writtenBy, 'n9');
   });
 
+  test('a revision claimed by a node that wrote nothing (stopped at start) is passed over', async () => {
+    const first = node(dir.path, '--delay', '1000');
+    await settleSettings(first.config, NO_HOOKS, first.given);
+    await writeFile(`${settingsPath(dir.path)}.2`, 'gone');
+    const rerun = node(dir.path, '--delay', '5');
+    const settled = await settleSettings(rerun.config, NO_HOOKS, rerun.given, async () => []);
+    assert.equal(settled.record.revision, 3);
+    assert.equal((await readSettings(dir.path))!.settings.delay, 5);
+  });
+
   test('two new runs at the same moment with different values: one writes the revision, the other refuses', async () => {
     const first = node(dir.path, '--delay', '1000');
     await settleSettings(first.config, NO_HOOKS, first.given);
