@@ -1,4 +1,7 @@
 import type { MountCounts } from './cluster-mounts.js';
+import type { MachineCpu } from './cpu-sampler.js';
+import { quantile, type DiscoveryLatency } from './discovery-latency.js';
+import type { IdealCluster } from './ideal-cluster.js';
 import { round } from './measure.js';
 
 /** One node of one run of `npm run bench:cluster`. */
@@ -45,9 +48,15 @@ export interface ClusterRow {
   readonly coverage: number;
   /** Requests beyond the first for the same URL, robots.txt included (the site's count). */
   readonly duplicateFetches: number;
+  /** Up to 10 of the URLs fetched more than once, with their counts. */
+  readonly duplicateExamples: readonly string[];
   readonly maxInFlightPerHost: number;
   /** CPU the whole machine used during the run (/proc/stat): everything, other programs too. */
   readonly machineCpuSeconds: number;
+  /** The same, with the cores busy on average and in the busiest second. */
+  readonly machineCpu: MachineCpu;
+  /** From a page's commit to the first request for a link on it (bench/discovery-latency.ts). */
+  readonly discovery: DiscoveryLatency;
   readonly loadavg: number[];
   /** Seconds from the first node's start to the first request the site saw, and to the start of the last one. */
   readonly firstRequestSeconds: number;
@@ -92,20 +101,78 @@ export function perPage(row: ClusterRow): {
   };
 }
 
+/** What the tables are set against: where the nodes ran, the ideal cluster of each N, the nodes' heartbeat interval. */
+export interface ClusterSetup {
+  readonly where: string;
+  readonly ideal: ReadonlyMap<number, IdealCluster>;
+  readonly heartbeatMs: number;
+}
+
+const median = (xs: readonly number[]): number => quantile(xs, 0.5);
+const ms = (n: number): string => (Number.isNaN(n) ? '-' : String(n));
+/** A speedup, '-' without N = 1 runs to set it against. */
+const times = (n: number): string => (Number.isNaN(n) ? '-' : `${round(n, 2)}x`);
+
 /** The tables the bench prints (markdown, as docs/benchmarks.md records them). */
-export function clusterTables(rows: readonly ClusterRow[], where: string): string {
-  const base = mean(rows.filter((r) => r.nodes === 1).map((r) => r.pagesPerSecond));
+export function clusterTables(rows: readonly ClusterRow[], setup: ClusterSetup): string {
+  const ns = [...new Set(rows.map((r) => r.nodes))];
+  // A run with a failed node, or that missed pages, is no measurement: it stays out of the medians.
+  const ok = (r: ClusterRow): boolean => r.coverage === 1 && r.perNode.every((n) => n.exitCode === 0);
+  const walls = (n: number): number[] => rows.filter((r) => r.nodes === n && ok(r)).map((r) => r.wallSeconds);
+  const base = median(walls(1));
+  const ideal1 = setup.ideal.get(1);
   const out = [
-    `Nodes on ${where}. Speedup against the mean pages/s of the N = 1 runs.`,
+    `Nodes on ${setup.where}. Runs: those where every node exited 0 and every page was fetched. Speedup: the median wall time of the N = 1 runs over the median of N's. ` +
+      'Ideal: the ideal cluster of N (docs/benchmarks.md, "The ideal cluster"): its greedy schedule, and the lower bound no schedule beats; ' +
+      'efficiency against it: its time over the median wall time. Discovery across nodes: per run, the median and p95 of the time from ' +
+      "a page's commit to the first request for a link on it that another node fetched, and of that time only what its host spent idle while the node that fetched it had a free slot; " +
+      `here, the median of the runs' values, against a heartbeat of ${setup.heartbeatMs} ms.`,
     '',
-    '| N | run | wall s | pages/s | speedup | efficiency | coverage | dup. fetches | max in flight/host | machine CPU s | load (1, 5, 15 min) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| N | runs | wall s, median (min to max) | speedup | efficiency | ideal s (lower bound s) | ideal speedup | efficiency against ideal | dup. fetches, most | max in flight/host | discovery across nodes ms, median, p95 | host and slot idle ms, median, p95 |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
-  for (const r of rows) {
-    const speedup = r.pagesPerSecond / base;
+  for (const n of ns) {
+    const all = rows.filter((r) => r.nodes === n);
+    const rs = all.filter(ok);
+    const w = walls(n);
+    if (rs.length === 0) {
+      out.push(`| ${n} | 0 of ${all.length} | no run completed (a node failed or pages were missed) | - | - | - | - | - | - | - | - | - |`);
+      continue;
+    }
+    const speedup = base / median(w);
+    const i = setup.ideal.get(n);
+    const idealCell = i === undefined ? '-' : `${round(i.greedySeconds, 2)} (${round(i.lowerBoundSeconds, 2)})`;
+    const idealSpeedup = i === undefined || ideal1 === undefined ? '-' : `${round(ideal1.greedySeconds / i.greedySeconds, 2)}x`;
+    const againstIdeal = i === undefined || i.greedySeconds === 0 ? '-' : `${round((100 * i.greedySeconds) / median(w), 0)}%`;
+    const d = (k: 'medianMs' | 'p95Ms', of: 'crossNode' | 'crossNodeIdle' = 'crossNode'): string =>
+      ms(median(rs.map((r) => r.discovery[of][k]).filter((x) => !Number.isNaN(x))));
     out.push(
-      `| ${r.nodes} | ${r.attempt} | ${r.wallSeconds} | ${r.pagesPerSecond} | ${round(speedup, 2)} | ${round((100 * speedup) / r.nodes, 0)}% | ` +
-        `${r.coverage} | ${r.duplicateFetches} | ${r.maxInFlightPerHost} | ${r.machineCpuSeconds} | ${r.loadavg.join(' ')} |`,
+      `| ${n} | ${rs.length === all.length ? rs.length : `${rs.length} of ${all.length}`} | ${round(median(w), 2)} (${Math.min(...w)} to ${Math.max(...w)}) | ${times(speedup)} | ${Number.isNaN(speedup) ? '-' : `${round((100 * speedup) / n, 0)}%`} | ` +
+        `${idealCell} | ${idealSpeedup} | ${againstIdeal} | ${Math.max(...rs.map((r) => r.duplicateFetches))} | ${Math.max(...rs.map((r) => r.maxInFlightPerHost))} | ${d('medianMs')}, ${d('p95Ms')} | ${d('medianMs', 'crossNodeIdle')}, ${d('p95Ms', 'crossNodeIdle')} |`,
+    );
+  }
+  out.push(
+    '',
+    "Each run: speedup against the median N = 1 run; the machine's CPU (every process: CPU seconds, cores busy on average and in the busiest second, " +
+      "of the machine's cores) and the nodes' own CPU seconds; discovery latency in ms (links: how many pages were found by one node and " +
+      "fetched by another; host and slot idle: of that time, what the link's host spent with no request in flight while the node that fetched it had a free slot; " +
+      'found by the fetching node itself: the same for the rest, for comparison).',
+    '',
+    '| N | run | wall s | pages/s | speedup | coverage | dup. fetches | max in flight/host | machine CPU s, cores mean, peak (of) | nodes CPU s | across nodes: links, median, p95, max | host and slot idle: median, p95 | same node: links, median, p95 |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  );
+  for (const r of rows) {
+    const c = r.machineCpu;
+    const x = r.discovery.crossNode;
+    const y = r.discovery.sameNode;
+    const z = r.discovery.crossNodeIdle;
+    out.push(
+      `| ${r.nodes} | ${r.attempt} | ${r.wallSeconds} | ${r.pagesPerSecond} | ${times(base / r.wallSeconds)} | ${r.coverage} | ${r.duplicateFetches} | ${r.maxInFlightPerHost} | ` +
+        `${c.seconds}, ${c.meanCores}, ${c.peakCores} (${c.cores}) | ${round(
+          r.perNode.reduce((a, n) => a + n.cpuSeconds, 0),
+          1,
+        )} | ` +
+        `${x.count}, ${ms(x.medianMs)}, ${ms(x.p95Ms)}, ${ms(x.maxMs)} | ${ms(z.medianMs)}, ${ms(z.p95Ms)} | ${y.count}, ${ms(y.medianMs)}, ${ms(y.p95Ms)} |`,
     );
   }
   out.push(
@@ -128,6 +195,22 @@ export function clusterTables(rows: readonly ClusterRow[], where: string): strin
       `| ${r.nodes} | ${r.attempt} | ${pp.cpuMs} | ${pp.discoveryCpuMs} | ${round(mean(r.perNode.map((n) => n.recordsRead)), 0)} | ` +
         `${round(mean(r.perNode.map((n) => n.handoffsRead)), 0)} | ${round(mean(r.perNode.map((n) => n.heartbeats.meanMs)), 1)}, ${Math.max(...r.perNode.map((n) => n.heartbeats.maxMs))} | ${pp.requests} | ${pp.readKb} | ${pp.downKb} | ${pp.upKb} | ${types || '-'} |`,
     );
+  }
+  const mounted = rows.filter((r) => r.perNode.some((n) => n.mount !== undefined));
+  if (mounted.length > 0) {
+    out.push(
+      '',
+      "SFTP requests per page: each node's requests over the pages it wrote (what a node's page costs its mount, which should not grow with N), " +
+        "and all nodes' requests over all pages.",
+      '',
+      '| N | run | per page the node wrote, each node | per page the node wrote, median of nodes | all nodes, per page |',
+      '| --- | --- | --- | --- | --- |',
+    );
+    for (const r of mounted) {
+      const own = r.perNode.map((n) => round((n.mount?.requests ?? 0) / Math.max(1, n.pages), 2));
+      const all = r.perNode.reduce((a, n) => a + (n.mount?.requests ?? 0), 0);
+      out.push(`| ${r.nodes} | ${r.attempt} | ${own.join(', ')} | ${median(own)} | ${round(all / Math.max(1, r.pagesFetched), 2)} |`);
+    }
   }
   out.push(
     '',

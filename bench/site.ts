@@ -4,7 +4,10 @@ import { DISALLOWED_PREFIXES, ROBOTS_TXT, generatePage, pagePath, type PageHost,
 
 /** Shape of the benchmark site. */
 export interface BenchSiteOptions {
-  /** Hosts in the site, on 127.0.0.<firstOctet> and up (at most 150). */
+  /**
+   * Hosts in the site, on 127.0.0.<firstOctet> up to 127.0.0.199, then 127.0.1.<firstOctet>
+   * up, and so on (at most 5000).
+   */
   readonly hosts: number;
   readonly pagesPerHost: number;
   /** Last octet of the first host's address (default 10). */
@@ -101,14 +104,16 @@ export class BenchSite {
   /** Starts every host, then generates every page (links need the hosts' ports). */
   static async start(options: BenchSiteOptions): Promise<BenchSite> {
     const first = options.firstOctet ?? 10;
-    if (options.hosts < 1 || first + options.hosts > EXTERNAL_OCTETS[0]!) {
-      throw new RangeError(`--hosts must be 1..${EXTERNAL_OCTETS[0]! - first}`);
+    // Each block of 127.0.N.x holds the octets from `first` to below the external hosts'.
+    const perBlock = EXTERNAL_OCTETS[0]! - first;
+    if (options.hosts < 1 || perBlock < 1 || options.hosts > perBlock * 20) {
+      throw new RangeError(`--hosts must be 1..${Math.max(0, perBlock * 20)}`);
     }
     if (options.pagesPerHost < 1) throw new RangeError('--pages must be at least 1');
     const site = new BenchSite(options);
     try {
       for (let i = 0; i < options.hosts; i++) {
-        const address = `127.0.0.${first + i}`;
+        const address = `127.0.${Math.floor(i / perBlock)}.${first + (i % perBlock)}`;
         const port = await site.#listen(address, (req, res) => site.#serve(i, req, res));
         const authority = `${address}:${port}`;
         site.hosts.push({ index: i, address, port, authority, origin: `http://${authority}`, hostDir: `${address}_${port}` });

@@ -3,8 +3,9 @@
 # machine with its own FUSE cache. For trying mountcrawl on a real shared mount without a
 # second machine, and for the test suite (test/support/sshfs-pair.ts).
 #
-#   sshfs-pair.sh start DIR [N]   private sshd on 127.0.0.1 + DIR/mnt1..mntN mounting DIR/export;
-#                                 prints the mount points, one per line (all else goes to stderr)
+#   sshfs-pair.sh start DIR [N]   private sshd on 127.0.0.1 (or SSHFS_PAIR_ADDRESS) + DIR/mnt1..mntN
+#                                 mounting DIR/export; prints the mount points, one per line (all
+#                                 else goes to stderr)
 #   sshfs-pair.sh stop DIR        unmounts them and stops that sshd
 #   sshfs-pair.sh check           exit 0 if sshd, sshfs, fusermount3 and /dev/fuse are usable,
 #                                 else one line on what is missing and exit 3
@@ -18,7 +19,11 @@
 # under DIR too: keys, sshd_config, pid files, logs. The system's sshd and ssh
 # configuration are never read or changed (only /run/sshd, sshd's privilege-separation
 # directory, is created when missing). SSHFS_PAIR_PORT picks the port; otherwise a free one is
-# found. Needs the Debian packages openssh-server, sshfs and fuse3.
+# found. SSHFS_PAIR_ADDRESS is the address sshd listens on, 127.0.0.1 by default: another
+# loopback address, this machine's address on a network, or 0.0.0.0 / :: for all (then another
+# machine can mount DIR/export with the key DIR/ssh/client_key); the mounts of `start` connect
+# to it (to loopback for 0.0.0.0 and ::). Needs the Debian packages openssh-server, sshfs and
+# fuse3.
 set -euo pipefail
 
 SSHD=/usr/sbin/sshd
@@ -29,6 +34,7 @@ SSHD=/usr/sbin/sshd
 MOUNT_OPTS=dir_cache=no,attr_timeout=0,entry_timeout=0,negative_timeout=0,reconnect,ServerAliveInterval=5,ServerAliveCountMax=3
 
 SENTINEL=.sshfs-pair
+ADDRESS=${SSHFS_PAIR_ADDRESS:-127.0.0.1}
 
 log() { echo "sshfs-pair: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -78,9 +84,21 @@ check() {
   fi
 }
 
+# The address the mounts of `start` connect to: sshd's, or loopback when it listens on all.
+connect_address() {
+  case $ADDRESS in
+    0.0.0.0) echo 127.0.0.1 ;;
+    ::) echo ::1 ;;
+    *) echo "$ADDRESS" ;;
+  esac
+}
+
 start() {
   local dir=$1 n=${2:-2}
   [[ $n =~ ^[0-9]+$ ]] || die "N must be a number, not '$n'"
+  # An IPv4 or IPv6 address (sshd would also take a host name, which a mount might resolve elsewhere).
+  [[ $ADDRESS =~ ^[0-9.]+$ || $ADDRESS =~ ^[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*$ ]] ||
+    die "SSHFS_PAIR_ADDRESS must be an IP address (127.0.0.1, 0.0.0.0, ::1), not '$ADDRESS'"
   check >&2
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)       # sshd wants absolute paths
@@ -116,7 +134,7 @@ start() {
     fi
   done
   sshd_pid=""
-  log "sshd pid $(cat "$dir/sshd.pid") on 127.0.0.1:$port"
+  log "sshd pid $(cat "$dir/sshd.pid") on $ADDRESS port $port"
 
   # A file that shows through a mount only when the mount really reaches the export.
   echo "sshfs-pair export" >"$dir/export/$SENTINEL"
@@ -127,19 +145,22 @@ start() {
   echo "$port" >"$dir/port"
 
   local i
-  for ((i = 1; i <= n; i++)); do mount_one "$dir" "$i" "$port"; done
+  local host
+  host=$(connect_address)
+  for ((i = 1; i <= n; i++)); do mount_one "$dir" "$i" "$host" "$port"; done
   started=1
   for ((i = 1; i <= n; i++)); do echo "$dir/mnt$i"; done
 }
 
-# mount_one DIR I PORT: mounts DIR/export on DIR/mntI through 127.0.0.1:PORT; dies on failure.
+# mount_one DIR I HOST PORT: mounts DIR/export on DIR/mntI through HOST:PORT; dies on failure.
 mount_one() {
-  local dir=$1 i=$2 port=$3 mnt=$1/mnt$2 pid extra=()
+  local dir=$1 i=$2 host=$3 port=$4 mnt=$1/mnt$2 pid extra=()
+  [[ $host == *:* ]] && host="[$host]"     # an IPv6 address, as ssh's user@host:path wants it
   [[ -n ${SSHFS_PAIR_MOUNT_OPTS:-} ]] && extra=(-o "$SSHFS_PAIR_MOUNT_OPTS")
   mkdir -p "$mnt"
   # -f keeps sshfs in the foreground of this background job, so its pid is known exactly;
   # -F /dev/null keeps the user's ~/.ssh/config out of it.
-  sshfs -f -F /dev/null "$(id -un)@127.0.0.1:$dir/export" "$mnt" \
+  sshfs -f -F /dev/null "$(id -un)@$host:$dir/export" "$mnt" \
     -o "$MOUNT_OPTS" "${extra[@]}" \
     -o "port=$port,IdentityFile=$dir/ssh/client_key,IdentitiesOnly=yes,HostKeyAlias=sshfs-pair" \
     -o "UserKnownHostsFile=$dir/ssh/known_hosts,GlobalKnownHostsFile=/dev/null,StrictHostKeyChecking=yes" \
@@ -171,8 +192,8 @@ sees_sentinel() { [[ -f $1/$SENTINEL ]]; }
 
 write_sshd_config() {
   cat >"$1/sshd_config" <<EOF
-# Private sshd of sshfs-pair.sh: loopback only, key login of $(id -un) only, sftp only.
-ListenAddress 127.0.0.1
+# Private sshd of sshfs-pair.sh: on $ADDRESS only, key login of $(id -un) only, sftp only.
+ListenAddress $ADDRESS
 Port $2
 HostKey $1/ssh/host_key
 PidFile $1/sshd.pid
@@ -246,7 +267,7 @@ case ${1:-} in
   mount)
     [[ $# -eq 4 && $3 =~ ^[1-9][0-9]*$ && $4 =~ ^[1-9][0-9]*$ ]] || die "usage: $0 mount DIR I PORT"
     [[ -f $2/port ]] || die "$2 is not started (run: $0 start $2 0)"
-    mount_one "$(cd "$2" && pwd)" "$3" "$4"
+    mount_one "$(cd "$2" && pwd)" "$3" 127.0.0.1 "$4"
     echo "$(cd "$2" && pwd)/mnt$3" ;;
-  *) echo "usage: $0 start DIR [N] | mount DIR I PORT | stop DIR | check" >&2; exit 2 ;;
+  *) echo "usage: $0 start DIR [N] | mount DIR I PORT | stop DIR | check (env: SSHFS_PAIR_ADDRESS, SSHFS_PAIR_PORT, SSHFS_PAIR_MOUNT_OPTS)" >&2; exit 2 ;;
 esac

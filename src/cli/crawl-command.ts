@@ -56,7 +56,7 @@ export async function runCrawl(options: CrawlConfig, start: CrawlStart, hooks: C
   // What nodes that ended before left is the crawl's again (reseeds find it): `status` counts it
   // from the ends of the nodes of this run (src/store/run-state.ts).
   await removeNodeEnds(layout, 'all');
-  const logger = new StreamLogger({ json: config.json, quiet: !config.progress, nodeId: config.nodeId });
+  const logger = new StreamLogger({ json: config.json, verbose: config.verbose, quiet: !config.progress, nodeId: config.nodeId });
   const node = new CrawlNode(config, { clock: systemClock, logger, ...(userHooks ? { hooks: userHooks } : {}) });
   scraped = node;
   if (served) logger.info(`metrics at ${served.url}`);

@@ -88,6 +88,7 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--mount-retry <seconds>', 'how long to wait for a failing mount before exiting', String(d.mountRetryMs / 1000))
     .option('--no-progress', 'no progress display (errors are still printed)')
     .option('--json', 'log lines as JSON objects')
+    .option('--verbose', "also log the details of the crawl's machinery (reseeds, membership, lending); --json has them too")
     .option('--recrawl-after <duration>', 'fetch a page again when its last fetch is older (0s, 90m, 7d; docs/recrawl.md)')
     .option('--recrawl-adaptive', 'shorten the interval of pages that change, lengthen it for the others')
     .option('--recrawl-min <duration>', 'shortest adaptive interval (default: --recrawl-after / 4)')
@@ -162,6 +163,7 @@ export function buildCrawlConfig(
     nodeId: typeof o.nodeId === 'string' ? parseNodeId('--node-id', o.nodeId) : defaultNodeId(hostname(), process.pid),
     progress: o.progress !== false,
     json: o.json === true,
+    verbose: o.verbose === true,
     normalize,
     sessionParamsExplicit: explicit('sessionParams'),
     frontierCap: parseWhole('--frontier-cap', str('frontierCap'), 1),

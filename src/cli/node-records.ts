@@ -2,7 +2,7 @@ import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
 import { names } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { readJsonValidated } from '../store/read-record.js';
 
 /** A node record as a reading command sees it: alive, dead, or not known (null). */
 export type SeenNode = NodeRecord & { alive: boolean | null };
@@ -10,10 +10,10 @@ export type SeenNode = NodeRecord & { alive: boolean | null };
 /** Every node record of nodes/ (one listing, one small read each); a record removed meanwhile is left out. */
 export async function readNodes(layout: Layout): Promise<NodeRecord[]> {
   const out: NodeRecord[] = [];
-  for (const name of await names(layout.dir('nodes'))) {
+  for (const name of await names(layout.dir('nodes'), layout.fs)) {
     if (!name.endsWith('.json')) continue;
     try {
-      out.push(await readJsonValidated(`${layout.dir('nodes')}/${name}`, asNodeRecord));
+      out.push(await readJsonValidated(layout.mount, `${layout.dir('nodes')}/${name}`, asNodeRecord));
     } catch {
       // vanished between listing and reading
     }

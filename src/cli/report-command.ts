@@ -1,8 +1,11 @@
 import { resolve } from 'node:path';
 import { ExitCode, FatalError, describeError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { nodeMount } from '../store/mount.js';
 import { collectReport } from '../report/report-data.js';
 import { renderReport } from '../report/report-html.js';
+import { excludedPart } from '../store/holdings.js';
+import { plural } from '../util/plural.js';
 
 /** Where `report` writes when --out is not given. */
 export const DEFAULT_REPORT_FILE = 'mountcrawl-report.html';
@@ -25,13 +28,13 @@ export async function reportCommand(
   }
   const file = resolve(options.out ?? DEFAULT_REPORT_FILE);
   try {
-    await writeFileAtomic(file, text, { nodeId: 'report', fsync: false });
+    await writeFileAtomic(nodeMount, file, text, { nodeId: 'report', fsync: false });
   } catch (err) {
     throw new FatalError('REPORT_NOT_WRITTEN', `cannot write ${file}: ${describeError(err)}`, ExitCode.USAGE);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
-    `mountcrawl: report ${file}: ${report.totals.pages} pages, ${report.totals.errors} errors, ${report.totals.hosts} hosts (${seconds} s)\n`,
+    `mountcrawl: report ${file}: ${plural(report.totals.pages, 'page')}, ${plural(report.totals.errors, 'error')}${excludedPart(report.totals.robotsDisallowed)}, ${plural(report.totals.hosts, 'host')} (${seconds} s)\n`,
   );
   return 0;
 }

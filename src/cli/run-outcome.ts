@@ -2,6 +2,7 @@ import { ExitCode } from '../errors.js';
 import { errorsApart, excludedPart, formatByCode, readHoldings, type Holdings } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
 import type { HostErrs } from '../store/errs-tally.js';
+import { plural } from '../util/plural.js';
 import { removeNodeEnds, writeNodeEnd, writeRunState, type RunState } from '../store/run-state.js';
 
 /** How a run ended, before the data directory is looked at. */
@@ -20,22 +21,24 @@ export interface RunEnd {
 export function holdingsLine(h: Holdings): string {
   const retries = h.retries.pending > 0 ? `, ${h.retries.pending} due again` : '';
   const e = errorsApart(h.errors);
-  const errors = e.total === 0 ? '0 errors' : `${e.total} errors (${e.final} final${retries}: ${formatByCode(e.byCode)})`;
-  return `data directory: ${h.pages} pages of ${h.hosts.length} hosts, ${errors}${excludedPart(e.excluded)}`;
+  const errors = e.total === 0 ? '0 errors' : `${plural(e.total, 'error')} (${e.final} final${retries}: ${formatByCode(e.byCode)})`;
+  return `data directory: ${plural(h.pages, 'page')} of ${plural(h.hosts.length, 'host')}, ${errors}${excludedPart(e.excluded)}`;
 }
 
 /**
- * The exit of a crawl that "completed" without storing a single page while errors were
- * recorded: every seed failed (docs/errors.md, NOTHING_FETCHED). Otherwise `end` as it is.
+ * The exit of a crawl that "completed" without storing a single page while errs records were
+ * written (docs/errors.md, NOTHING_FETCHED): every seed failed, or robots.txt excludes every
+ * one, which is said in those words (an exclusion is no failure). Otherwise `end` as it is.
  */
 export function judgeOutcome(end: RunEnd, h: Holdings): RunEnd {
   if (end.reason !== 'complete' || end.exitCode !== ExitCode.OK || h.pages > 0 || h.errors.total === 0) return end;
-  const why = h.sampleError === null ? '' : ` (${h.sampleError.code} ${h.sampleError.url}: ${h.sampleError.message})`;
-  return {
-    reason: end.reason,
-    exitCode: ExitCode.NOTHING_FETCHED,
-    message: `NOTHING_FETCHED: every seed failed and no page was stored${why}; errors: ${formatByCode(h.errors.byCode)} (see mountcrawl status)`,
-  };
+  const e = errorsApart(h.errors);
+  const sample = h.sampleError === null ? '' : `${h.sampleError.code} ${h.sampleError.url}: ${h.sampleError.message}`;
+  const message =
+    e.total === 0
+      ? `robots.txt excludes every seed, so no page was stored${h.sampleError === null ? '' : ` (${h.sampleError.url})`}; ${plural(e.excluded, 'URL')} excluded`
+      : `every seed failed and no page was stored${sample === '' ? '' : ` (${sample})`}; errors: ${formatByCode(e.byCode)}${excludedPart(e.excluded)}`;
+  return { reason: end.reason, exitCode: ExitCode.NOTHING_FETCHED, message: `NOTHING_FETCHED: ${message} (see mountcrawl status)` };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { openExistingDataDir } from '../store/data-dir.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { readJsonValidated } from '../store/read-record.js';
 import { errorsApart, formatByCode, names, readHoldings, type HostHoldings, type Holdings } from '../store/holdings.js';
 import { judgedMaxAttempts, readNodeEnds, readRunState, type JudgedMaxAttempts } from '../store/run-state.js';
 import { seeNodes, type SeenNode } from './node-records.js';
@@ -41,7 +41,7 @@ export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?
   for (const name of await names(layout.dir('hosts'))) {
     if (!name.endsWith('.lease')) continue;
     try {
-      const lease = await readJsonValidated(`${layout.dir('hosts')}/${name}`, (v) => v as { node: string });
+      const lease = await readJsonValidated(layout.mount, `${layout.dir('hosts')}/${name}`, (v) => v as { node: string });
       leases.set(name.slice(0, -6), lease.node);
     } catch {
       // released meanwhile

@@ -109,7 +109,7 @@ export async function runSupervisor(
   processes: number,
   argv: readonly string[],
 ): Promise<number> {
-  const logger = new StreamLogger({ json: options.json, quiet: !options.progress, nodeId: 'supervisor' });
+  const logger = new StreamLogger({ json: options.json, verbose: options.verbose, quiet: !options.progress, nodeId: 'supervisor' });
   // Problems with the seeds or the data directory are reported once, here (the seeds first:
   // nothing is created for a crawl that has nothing to start from).
   await refuseWithoutSeeds(options);
@@ -230,6 +230,8 @@ export async function runSupervisor(
 
   const snapshots = (): Snapshot[] => {
     const live = slots.map((s) => s.snapshot).filter((s): s is Snapshot => s !== undefined);
+    // Nothing to show before a node has reported (and the total's bar comes after the nodes' bars).
+    if (live.length === 0) return [];
     const total = totalOf('total', live);
     return [...live, tally.known ? { ...total, hostsOwned: tally.count } : total];
   };

@@ -17,7 +17,10 @@ export interface NodeRecord {
   readonly round: number;
   readonly hostsOwned: number;
   readonly pages: number;
+  /** Errs records written that are failures: URLs robots.txt excludes are counted in `excluded` (docs/errors.md). */
   readonly errors: number;
+  /** Errs records written for URLs robots.txt excludes: never requested, no failure. Absent in records of older versions. */
+  readonly excluded?: number;
   readonly queued: number;
   readonly inFlight: number;
   /** Pages per second over the last interval. */

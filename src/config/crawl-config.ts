@@ -46,6 +46,8 @@ export interface CrawlConfig {
   readonly progress: boolean;
   /** Log lines as JSON objects. */
   readonly json: boolean;
+  /** Also the details a plain log leaves out (Logger.debug): a reseed's counters, membership changes. */
+  readonly verbose: boolean;
   readonly normalize: NormalizeOptions;
   /** True when --session-params was given (it must then match the data directory's). */
   readonly sessionParamsExplicit: boolean;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ExitCode, FatalError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { createExclusive } from '../store/exclusive-create.js';
+import { nodeMount } from '../store/mount.js';
 import { readRecord } from '../store/read-record.js';
 import type { CrawlConfig } from './crawl-config.js';
 import { SETTINGS, sameSetting, settingsOf, settingText, type SettingsInputs, type SettingValue } from './crawl-settings.js';
@@ -34,14 +35,14 @@ function asSettingsRecord(value: unknown): SettingsRecord {
 
 /** The crawl's settings, or undefined when no node wrote them yet. A file that does not parse is thrown. */
 export async function readSettings(dataDir: string): Promise<SettingsRecord | undefined> {
-  const read = await readRecord(settingsPath(dataDir), asSettingsRecord);
+  const read = await readRecord(nodeMount, settingsPath(dataDir), asSettingsRecord);
   if (read.kind === 'torn') throw new FatalError('DATA_DIR_UNUSABLE', `${settingsPath(dataDir)} is not a settings file`, ExitCode.DATA_DIR);
   return read.kind === 'value' ? read.value : undefined;
 }
 
 /** Writes a new revision whole (docs/protocol.md, invariant 1). */
 export function writeSettings(dataDir: string, record: SettingsRecord, nodeId: string): Promise<void> {
-  return writeFileAtomic(settingsPath(dataDir), `${JSON.stringify(record, null, 1)}\n`, { nodeId, fsync: false });
+  return writeFileAtomic(nodeMount, settingsPath(dataDir), `${JSON.stringify(record, null, 1)}\n`, { nodeId, fsync: false });
 }
 
 /** What settling a node's settings gave: its configuration (the crawl's settings adopted) and the record. */
@@ -80,7 +81,7 @@ export async function settleSettings(
     const found = await readSettings(config.dataDir);
     if (found === undefined) {
       const record = next(undefined, config.nodeId, mine);
-      if (await createExclusive(path, `${JSON.stringify(record, null, 1)}\n`, config.nodeId))
+      if (await createExclusive(nodeMount, path, `${JSON.stringify(record, null, 1)}\n`, config.nodeId))
         return { config, record, wrote: true, changed: [] };
       raced = true;
       continue;
@@ -135,7 +136,7 @@ const CLAIM_WAIT_MS = 2_000;
  */
 async function claimRevision(config: CrawlConfig, current: number): Promise<number | undefined> {
   for (let revision = current + 1; revision <= current + 10; revision++) {
-    if (await createExclusive(`${settingsPath(config.dataDir)}.${revision}`, config.nodeId, config.nodeId)) return revision;
+    if (await createExclusive(nodeMount, `${settingsPath(config.dataDir)}.${revision}`, config.nodeId, config.nodeId)) return revision;
     await new Promise((resolve) => setTimeout(resolve, CLAIM_WAIT_MS));
     if ((await readSettings(config.dataDir))?.revision !== current) return undefined;
   }

@@ -122,7 +122,7 @@ export class DiscoveryRounds {
       // say idle, before it has (docs/protocol.md, "Hand-offs").
       found = r.queued + handed;
       unsent = p.handoffs?.outbox.waiting === true;
-      if (r.queued > 0) this.#d.log.info('reseed', { round: this.#d.stats.round + 1, ...r, full });
+      if (r.queued > 0) this.#d.log.debug('reseed', { round: this.#d.stats.round + 1, ...r, full });
     } catch (err) {
       this.#d.onStoreError(err);
       return undefined;

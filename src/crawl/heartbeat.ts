@@ -4,7 +4,6 @@ import type { Clock, Timer } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
-import { removeLeftTemps } from '../store/left-temps.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import { demand, spareSlots } from './host-lending.js';
@@ -119,7 +118,8 @@ export class Heartbeat {
       round: stats.round,
       hostsOwned: parts.frontier.readyCount(),
       pages: stats.pages,
-      errors: stats.errorCount,
+      errors: stats.failureCount,
+      excluded: stats.exclusionCount,
       queued: parts.frontier.queued,
       inFlight: parts.requests.inFlight,
       rate: Math.round(stats.rate() * 10) / 10,
@@ -212,18 +212,20 @@ export class Heartbeat {
       if (lent > 0) await p.handoffs?.outbox.flush();
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
-      await removeLeftTemps();
+      await p.layout.mount.temps.removeLeft();
       const liveBefore = p.membership.liveIds();
       const changed = await p.membership.observe();
       const lentBefore = ownership.lendsInForce();
-      this.#warcSweeper ??= new DeadWarcSweeper({
-        dir: p.layout.warc(),
-        selfId: config.nodeId,
-        liveness: p.membership,
-        log,
-        everyTicks: Math.max(1, Math.round(config.deadAfterMs / 2 / config.heartbeatMs)),
-      });
-      this.#warcSweeper.tick();
+      // WARC files are written on the real file system only (CrawlNodeDeps.fs).
+      if (p.layout.mount.native)
+        this.#warcSweeper ??= new DeadWarcSweeper({
+          dir: p.layout.warc(),
+          selfId: config.nodeId,
+          liveness: p.membership,
+          log,
+          everyTicks: Math.max(1, Math.round(config.deadAfterMs / 2 / config.heartbeatMs)),
+        });
+      this.#warcSweeper?.tick();
       const departed = p.membership.takeDepartures();
       stats.nodesAlive = p.membership.liveIds().length;
       stats.queued = p.frontier.queued;
@@ -233,7 +235,7 @@ export class Heartbeat {
         const before = ownership.liveCount;
         ownership.setLive(p.membership.liveIds());
         this.#sendOnMovedQueues();
-        log.info('nodes changed', { alive: ownership.liveCount });
+        log.debug('nodes changed', { alive: ownership.liveCount });
         // Hosts gained from nodes that left done need no full reseed (docs/protocol.md, "Leaving done").
         if (p.keeper.rebalance(before)) {
           if (departed.lost.length === 0 && p.handoffs !== undefined && departed.done.length > 0)
@@ -262,7 +264,7 @@ export class Heartbeat {
       const serverNow = p.membership.serverTime?.mtimeMs;
       if (this.#ticks % SWEEP_EVERY === 1 && serverNow !== undefined) {
         const removed = await sweepStaleTemps(p.layout, serverNow, 10 * config.deadAfterMs);
-        if (removed > 0) log.info('removed stale temp files', { count: removed });
+        if (removed > 0) log.debug('removed stale temp files', { count: removed });
       }
       p.requests.pump();
     } catch (err) {

@@ -154,7 +154,7 @@ export class HostKeeper {
     const exclusive = this.#d.ownership.partition === 'host';
     const listing = await store.listHost(host.dir, (id) => exclusive || (id !== config.nodeId && membership.isGone(id)));
     if (host.phase !== 'loading') return; // let go meanwhile
-    if (listing.removedTemps > 0) log.info('removed stale temp files', { host: host.dir, count: listing.removedTemps });
+    if (listing.removedTemps > 0) log.debug('removed stale temp files', { host: host.dir, count: listing.removedTemps });
     for (const [key, rec] of listing.errs) if (!listing.linksKeys.has(key)) host.errsRecorded(key, rec);
     // A borrowed host (docs/protocol.md, "Lending hosts"): its lender sent on every link of
     // its records when it wrote them, and the host's queue came with the lend; the reseeds

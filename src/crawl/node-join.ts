@@ -53,7 +53,7 @@ export async function joinCrawl(p: Parts, o: JoinOptions): Promise<void> {
   // With hand-offs later reseeds skip other hosts' records: the first one reads them all.
   if (p.handoffs !== undefined) o.rounds.needFullReseed();
   o.heartbeat.start();
-  o.log.info('node started', { node: o.config.nodeId, data: o.config.dataDir });
+  o.log.debug('node started', { node: o.config.nodeId, data: o.config.dataDir });
 }
 
 /** Seeds given on the command line, normalized again with the data directory's rules. */

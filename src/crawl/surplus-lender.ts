@@ -89,7 +89,7 @@ export class SurplusLender {
       this.#lentAt.set(borrower, p.membership.recordOf(borrower)?.counter ?? 0);
     }
     if (chosen.length === 0) return 0;
-    this.#d.log.info('lent hosts', { hosts: chosen.length, to: [...new Set(chosen.map((l) => l.borrower))].join(' ') });
+    this.#d.log.debug('lent hosts', { hosts: chosen.length, to: [...new Set(chosen.map((l) => l.borrower))].join(' ') });
     stats.hostsLent += chosen.length;
     await Promise.all(released);
     return chosen.length;

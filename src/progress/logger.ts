@@ -1,8 +1,10 @@
-/** Severity of a log line. */
-export type Level = 'info' | 'warn' | 'error';
+/** Severity of a log line: `debug` is a detail of the machinery, for --verbose and --json. */
+export type Level = 'debug' | 'info' | 'warn' | 'error';
 
 /** Where a node's messages go (passed in, like the clock: docs/architecture.md, "Inputs"). */
 export interface Logger {
+  /** A detail of the machinery (a reseed's counters, membership changes): printed with --verbose, and in --json. */
+  debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
@@ -13,13 +15,14 @@ export type LineWriter = (line: string) => void;
 
 /**
  * Log lines on stderr: `mountcrawl: message key=value` in plain mode, one JSON object per
- * line with `--json`. `quiet` drops info lines (--no-progress keeps warnings and errors).
+ * line with `--json`. `quiet` drops info and debug lines (--no-progress keeps warnings and
+ * errors); plain mode prints debug lines only when `verbose`.
  */
 export class StreamLogger implements Logger {
   #write: LineWriter;
 
   constructor(
-    private readonly options: { json: boolean; quiet: boolean; nodeId?: string; clock?: () => number },
+    private readonly options: { json: boolean; quiet: boolean; verbose?: boolean; nodeId?: string; clock?: () => number },
     write: LineWriter = (line) => process.stderr.write(`${line}\n`),
   ) {
     this.#write = write;
@@ -35,6 +38,10 @@ export class StreamLogger implements Logger {
   /** Passes a line that is already formatted (a supervised child's) through as it is. */
   forward(line: string): void {
     this.#write(line);
+  }
+
+  debug(message: string, fields?: Record<string, unknown>): void {
+    if (!this.options.quiet && (this.options.json || this.options.verbose === true)) this.#log('debug', message, fields);
   }
 
   info(message: string, fields?: Record<string, unknown>): void {
@@ -66,6 +73,7 @@ export class StreamLogger implements Logger {
 
 /** A logger that drops everything (tests, library use). */
 export const silentLogger: Logger = Object.freeze({
+  debug: () => undefined,
   info: () => undefined,
   warn: () => undefined,
   error: () => undefined,

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { MultiBar, SingleBar } from 'cli-progress';
-import { formatLine, type Snapshot } from './snapshot.js';
+import { formatLine, tailParts, type Snapshot } from './snapshot.js';
 import type { StreamLogger } from './logger.js';
 
 // cli-progress is CommonJS; load it the way Node resolves it and keep its typings.
@@ -9,8 +9,19 @@ const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof imp
 /** How often a plain progress line is printed when stderr is not a terminal. */
 const PLAIN_INTERVAL_MS = 5_000;
 
-const FORMAT =
-  '{label} [{bar}] {value}/{total} pages | {queued} queued | {errors} err | {rate}/s | round {round} | {hosts} hosts | {nodes} nodes | {state}';
+const FORMAT = '{label} [{bar}] {value}/{total} pages | {queued} queued | {errors} err | {rate}/s | round {round}{tail}';
+
+/**
+ * A log line printed above the bars. The bars' lines are cleared below the cursor first (a
+ * shorter line would leave the end of a bar line behind it), and the terminal wraps the line
+ * (the bars turn wrapping off), so that it is shown whole.
+ */
+export function aboveBars(line: string): string {
+  return `\x1b[J\x1b[?7h${line}\x1b[?7l\n`;
+}
+
+/** What the display writes to: stderr, or a stand-in terminal in tests. */
+export type DisplayStream = NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
 
 /**
  * Live progress (docs/options.md, "Output"): on a terminal, cli-progress bars (one per snapshot: one node,
@@ -21,14 +32,16 @@ export class ProgressDisplay {
   readonly #tty: boolean;
   readonly #enabled: boolean;
   readonly #logger: StreamLogger;
+  readonly #stream: DisplayStream;
   #multi: MultiBar | undefined;
   readonly #bars = new Map<string, SingleBar>();
   #timer: NodeJS.Timeout | undefined;
   #lastPlain = 0;
 
-  constructor(options: { enabled: boolean; json: boolean }, logger: StreamLogger) {
+  constructor(options: { enabled: boolean; json: boolean; stream?: DisplayStream }, logger: StreamLogger) {
+    this.#stream = options.stream ?? process.stderr;
     this.#enabled = options.enabled;
-    this.#tty = options.enabled && !options.json && process.stderr.isTTY === true;
+    this.#tty = options.enabled && !options.json && this.#stream.isTTY === true;
     this.#logger = logger;
   }
 
@@ -36,12 +49,23 @@ export class ProgressDisplay {
   start(read: () => Snapshot[]): void {
     if (!this.#enabled) return;
     if (this.#tty) {
+      // forceRedraw: a bar whose numbers did not change is drawn again all the same, below
+      // the log lines that moved it down.
       this.#multi = new cliProgress.MultiBar(
-        { format: FORMAT, hideCursor: true, clearOnComplete: false, stopOnComplete: false, fps: 5, etaBuffer: 50 },
+        {
+          format: FORMAT,
+          stream: this.#stream,
+          hideCursor: true,
+          clearOnComplete: false,
+          stopOnComplete: false,
+          forceRedraw: true,
+          fps: 5,
+          etaBuffer: 50,
+        },
         cliProgress.Presets.shades_classic,
       );
       const multi = this.#multi;
-      this.#logger.setWriter((line) => multi.log(`${line}\n`));
+      this.#logger.setWriter((line) => multi.log(aboveBars(line)));
     }
     this.#timer = setInterval(() => this.#render(read()), this.#tty ? 250 : 1_000);
     this.#timer.unref();
@@ -62,9 +86,9 @@ export class ProgressDisplay {
         errors: s.errors,
         rate: s.rate.toFixed(1),
         round: s.round,
-        hosts: s.hostsOwned,
-        nodes: s.nodesAlive,
-        state: s.state,
+        tail: tailParts(s)
+          .map((p) => ` | ${p}`)
+          .join(''),
       };
       const total = Math.max(1, s.pages + s.queued + s.inFlight);
       let bar = this.#bars.get(s.label);
@@ -77,14 +101,16 @@ export class ProgressDisplay {
     }
   }
 
-  /** Stops refreshing and restores plain logging. */
+  /** Stops refreshing, prints the log lines still waiting for the bars' next refresh, and restores plain logging. */
   stop(last?: Snapshot[]): void {
     if (this.#timer) clearInterval(this.#timer);
     if (last !== undefined && this.#multi !== undefined) this.#render(last);
     if (this.#multi !== undefined) {
+      this.#multi.update();
       this.#multi.stop();
       this.#multi = undefined;
-      this.#logger.setWriter((line) => process.stderr.write(`${line}\n`));
+      const stream = this.#stream;
+      this.#logger.setWriter((line) => stream.write(`${line}\n`));
     }
   }
 }

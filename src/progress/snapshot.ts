@@ -1,5 +1,6 @@
 import type { CrawlStats } from './stats.js';
 import { HELD_BACK_LABEL } from './politeness-notes.js';
+import { plural } from '../util/plural.js';
 
 /** One line of progress: what a node shows (and what a child sends its supervisor). */
 export interface Snapshot {
@@ -12,6 +13,7 @@ export interface Snapshot {
   readonly rate: number;
   readonly round: number;
   readonly hostsOwned: number;
+  /** Nodes alive as this node sees them; 0 until a node has reported (the supervisor's total at its start). */
   readonly nodesAlive: number;
   readonly state: string;
 }
@@ -46,14 +48,28 @@ export function totalOf(label: string, snaps: readonly Snapshot[]): Snapshot {
     round: Math.max(0, ...snaps.map((s) => s.round)),
     hostsOwned: sum((s) => s.hostsOwned),
     nodesAlive: Math.max(0, ...snaps.map((s) => s.nodesAlive)),
-    state: snaps.every((s) => s.state === snaps[0]?.state) ? (snaps[0]?.state ?? '') : 'mixed',
+    state: snaps.every((s) => s.state === snaps[0]?.state) ? (snaps[0]?.state ?? 'starting') : 'mixed',
   };
+}
+
+/**
+ * The end of a progress line: hosts and nodes once a node has reported (before, "0 hosts, 0
+ * nodes" would be a guess), then the state when there is one.
+ */
+export function tailParts(s: Snapshot): string[] {
+  const parts = s.nodesAlive > 0 ? [plural(s.hostsOwned, 'host'), plural(s.nodesAlive, 'node')] : [];
+  return s.state === '' ? parts : [...parts, s.state];
 }
 
 /** One plain line for logs off a terminal. */
 export function formatLine(s: Snapshot): string {
-  return (
-    `${s.label}: ${s.pages} pages, ${s.queued} queued, ${s.inFlight} in flight, ${s.errors} errors, ` +
-    `${s.rate}/s, round ${s.round}, ${s.hostsOwned} hosts, ${s.nodesAlive} nodes, ${s.state}`
-  );
+  const head = [
+    plural(s.pages, 'page'),
+    `${s.queued} queued`,
+    `${s.inFlight} in flight`,
+    plural(s.errors, 'error'),
+    `${s.rate}/s`,
+    `round ${s.round}`,
+  ];
+  return `${s.label}: ${[...head, ...tailParts(s)].join(', ')}`;
 }

@@ -112,16 +112,17 @@ export class CrawlStats {
     return last !== undefined && this.monotonic() - last.at <= HELD_BACK_RECENT_MS ? last.why : undefined;
   }
 
-  get errorCount(): number {
-    let n = 0;
-    for (const v of this.errors.values()) n += v;
-    return n;
-  }
-
-  /** Errs records written that are failures: errorCount less the robots.txt exclusions (docs/errors.md). */
+  /** Errs records written that are failures: not those of URLs robots.txt excludes (docs/errors.md). */
   get failureCount(): number {
     let n = 0;
     for (const [code, v] of this.errors) if (!EXCLUSION_CODES.has(code)) n += v;
+    return n;
+  }
+
+  /** Errs records written for URLs robots.txt excludes (EXCLUSION_CODES): never requested, no failure. */
+  get exclusionCount(): number {
+    let n = 0;
+    for (const [code, v] of this.errors) if (EXCLUSION_CODES.has(code)) n += v;
     return n;
   }
 

@@ -1,13 +1,7 @@
 import type { CrawlStats } from './stats.js';
 import { heldBackLine } from './politeness-notes.js';
 import { EXCLUSION_CODES } from '../store/errs-tally.js';
-
-/** Errs records written for URLs robots.txt excludes (EXCLUSION_CODES): not fetched, no failure. */
-function excludedOf(stats: CrawlStats): number {
-  let n = 0;
-  for (const [code, count] of stats.errors) if (EXCLUSION_CODES.has(code)) n += count;
-  return n;
-}
+import { plural } from '../util/plural.js';
 
 /** Human-readable byte count. */
 export function formatBytes(n: number): string {
@@ -51,7 +45,7 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
     ...(stats.hookTimeouts > 0 ? { hookTimeouts: stats.hookTimeouts } : {}),
     errors: Object.fromEntries([...stats.errors].sort((a, b) => b[1] - a[1])),
     finalErrors: Object.fromEntries([...stats.finalErrors].sort((a, b) => b[1] - a[1])),
-    ...(excludedOf(stats) > 0 ? { excluded: excludedOf(stats) } : {}),
+    ...(stats.exclusionCount > 0 ? { excluded: stats.exclusionCount } : {}),
     cut,
     ...(stats.heldBackBy.size > 0 ? { heldBack: Object.fromEntries(stats.heldBackBy) } : {}),
   };
@@ -61,13 +55,13 @@ export function summaryOf(stats: CrawlStats, seconds: number, reason: string): R
 export function formatSummary(stats: CrawlStats, seconds: number, reason: string): string {
   const s = summaryOf(stats, seconds, reason);
   const lines = [
-    `done (${reason}): ${stats.pages} pages (${stats.htmlPages} HTML, ${formatBytes(stats.bytes)}) in ${s.seconds} s, ` +
-      `${s.pagesPerSecond} pages/s, ${stats.requests} requests, ${stats.round} ${stats.round === 1 ? 'round' : 'rounds'}`,
+    `done (${reason}): ${plural(stats.pages, 'page')} (${stats.htmlPages} HTML, ${formatBytes(stats.bytes)}) in ${s.seconds} s, ` +
+      `${s.pagesPerSecond} pages/s, ${plural(stats.requests, 'request')}, ${plural(stats.round, 'round')}`,
   ];
   const errs = Object.entries(s.errors as Record<string, number>).filter(([code]) => !EXCLUSION_CODES.has(code));
   lines.push(errs.length === 0 ? 'errors: none' : `errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  const excluded = excludedOf(stats);
-  if (excluded > 0) lines.push(`excluded by robots.txt: ${excluded} URLs (not fetched)`);
+  const excluded = stats.exclusionCount;
+  if (excluded > 0) lines.push(`excluded by robots.txt: ${plural(excluded, 'URL')} (not fetched)`);
   const cut = Object.entries(s.cut as Record<string, number>);
   if (cut.length > 0) lines.push(`cut: ${cut.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (stats.leftToNewOwner > 0) {
@@ -79,7 +73,7 @@ export function formatSummary(stats: CrawlStats, seconds: number, reason: string
   if (held !== undefined) lines.push(held);
   if (stats.hookErrors > 0 || stats.hookTimeouts > 0) {
     lines.push(
-      `--hook threw ${stats.hookErrors} times, timed out ${stats.hookTimeouts} times (each fell back as docs/hooks.md says; no page lost)`,
+      `--hook threw ${plural(stats.hookErrors, 'time')}, timed out ${plural(stats.hookTimeouts, 'time')} (each fell back as docs/hooks.md says; no page lost)`,
     );
   }
   return lines.join('\n');

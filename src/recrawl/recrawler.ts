@@ -69,7 +69,7 @@ export class Recrawler {
     if (host.phase !== 'loading') return false;
     const book: HostBook = { schedule, dirty: recordsRead > 0, lastWrite: -Infinity, pending: [], forced: new Set() };
     this.#books.set(host.dir, book);
-    if (recordsRead > 0) log.info('rebuilt recrawl schedule', { host: host.dir, recordsRead, pages: schedule.size });
+    if (recordsRead > 0) log.debug('rebuilt recrawl schedule', { host: host.dir, recordsRead, pages: schedule.size });
     // Written before anything is queued: from here to the host's `ready` nothing may wait.
     if (book.dirty) await this.flush(host.dir);
     if (host.phase !== 'loading') return false;
@@ -112,7 +112,7 @@ export class Recrawler {
   async prepare(host: HostState, key: string): Promise<Preparation> {
     const book = this.#books.get(host.dir);
     if (book === undefined || !book.schedule.has(key)) return { due: true };
-    const read = await readRecord(this.#d.layout.links(host.dir, key), asLinksRecord);
+    const read = await readRecord(this.#d.layout.mount, this.#d.layout.links(host.dir, key), asLinksRecord);
     if (read.kind !== 'value') {
       book.schedule.delete(key);
       return { due: true };

@@ -1,22 +1,24 @@
-import { readdir, stat } from 'node:fs/promises';
-import { isDeadLocalProcess } from '../cluster/local-liveness.js';
-import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
 import { openExistingDataDir } from '../store/data-dir.js';
+import { names } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { nodeMount } from '../store/mount.js';
+import { readJsonValidated } from '../store/read-record.js';
 import { judgedMaxAttempts, readRunState } from '../store/run-state.js';
 import { isFinal } from '../frontier/retry-policy.js';
 import { asErrsRecord, asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
 import { isKey, urlKey } from '../url/key.js';
 import { KeySet } from '../url/key-set.js';
 import { mapLimit } from '../util/map-limit.js';
+import { EXCLUSION_CODES } from '../store/errs-tally.js';
 import { Timeline, type TimelineData } from './timeline.js';
+import { nodeRows, warcFiles, type NodePages, type NodeRow, type WarcFileRow } from './report-nodes.js';
 
 /** One row of the hosts table. */
 export interface HostRow {
   readonly host: string;
   pages: number;
   bytes: number;
+  /** Errs records that are failures: the URLs robots.txt excludes are counted in robotsDisallowed. */
   errors: number;
   robotsDisallowed: number;
   retrying: number;
@@ -31,6 +33,7 @@ export interface ReportData {
     pages: number;
     htmlPages: number;
     bytes: number;
+    /** Failures (errs records of URLs without a page), robots.txt exclusions not included: they are robotsDisallowed. */
     errors: number;
     errorsFinal: number;
     retrying: number;
@@ -43,8 +46,10 @@ export interface ReportData {
     warcFiles: number;
     warcBytes: number;
   };
+  /** The earliest fetch of a page, to the millisecond; null before the first. */
+  readonly firstFetchAt: string | null;
   readonly timeline: TimelineData;
-  /** Responses by HTTP status; `none` for failures without an answer (timeouts, DNS ...). */
+  /** Responses by HTTP status; `none` for failures without an answer (timeouts, DNS ...), drawn as "no answer". */
   readonly status: Record<string, number>;
   readonly contentTypes: Record<string, number>;
   /** Pages by depth: index = hops from a seed. */
@@ -52,17 +57,9 @@ export interface ReportData {
   readonly errors: { code: string; count: number; final: number; examples: { url: string; message: string }[] }[];
   /** The busiest hosts (by pages), at most MAX_HOST_ROWS; `totals.hosts` counts them all. */
   readonly hosts: HostRow[];
-  readonly nodes: {
-    id: string;
-    state: string;
-    hostname: string;
-    updatedAt: string;
-    rate: number;
-    /** Pages in links records written by this node. */
-    pages: number;
-    /** false: a process of this machine that no longer runs; null: unknown from here. */
-    alive: boolean | null;
-  }[];
+  readonly nodes: NodeRow[];
+  /** The WARC files (docs/warc.md), by name; `totals.warcFiles` and `warcBytes` sum them. */
+  readonly warc: WarcFileRow[];
 }
 
 const MAX_HOST_ROWS = 5_000;
@@ -71,17 +68,9 @@ const CONTENT_TYPES = 12;
 /** Files read at once: enough to keep a network mount busy, few enough for the fd limit. */
 const PARALLEL_READS = 64;
 
-async function names(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).filter((n) => !n.startsWith('.'));
-  } catch {
-    return [];
-  }
-}
-
 /** A record file, or undefined when it vanished or does not parse (a live directory moves under us). */
 function readRecord<T>(path: string, check: (v: unknown) => T): Promise<T | undefined> {
-  return readJsonValidated(path, check).catch(() => undefined);
+  return readJsonValidated(nodeMount, path, check).catch(() => undefined);
 }
 
 /**
@@ -98,7 +87,8 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
   const depth: number[] = [];
   const errorCodes = new Map<string, { count: number; final: number; examples: { url: string; message: string }[] }>();
   const distinct = new KeySet();
-  const pagesByNode = new Map<string, number>();
+  const pagesByNode = new Map<string, NodePages>();
+  let firstMs = Infinity;
   const t = {
     pages: 0,
     htmlPages: 0,
@@ -132,31 +122,38 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
     depth[r.depth] = (depth[r.depth] ?? 0) + 1;
     t.linksFound += r.links.length;
     for (const link of r.links) distinct.add(urlKey(link));
-    pagesByNode.set(r.node, (pagesByNode.get(r.node) ?? 0) + 1);
-    timeline.add(Date.parse(r.fetchedAt), 'pages', 1);
-    timeline.add(Date.parse(r.fetchedAt), 'links', r.links.length);
+    const at = Date.parse(r.fetchedAt);
+    let node = pagesByNode.get(r.node);
+    if (node === undefined) pagesByNode.set(r.node, (node = { pages: 0, lastMs: -Infinity }));
+    node.pages++;
+    if (at > node.lastMs) node.lastMs = at;
+    if (at < firstMs) firstMs = at;
+    timeline.add(at, 'pages', 1);
+    timeline.add(at, 'links', r.links.length);
   };
   const error = (r: ErrsRecord, row: HostRow): void => {
-    t.errors++;
-    row.errors++;
     const final = isFinal(r, maxAttempts);
-    if (final) t.errorsFinal++;
-    else {
+    // A URL robots.txt excludes is no failure (docs/errors.md): counted apart, never requested.
+    if (EXCLUSION_CODES.has(r.code)) {
+      t.robotsDisallowed++;
+      row.robotsDisallowed++;
+    } else {
+      t.errors++;
+      row.errors++;
+      if (final) t.errorsFinal++;
+      const s = r.status === undefined ? 'none' : String(r.status);
+      status[s] = (status[s] ?? 0) + 1;
+      timeline.add(Date.parse(r.lastAt), 'errors', 1);
+    }
+    if (!final) {
       t.retrying++;
       row.retrying++;
     }
-    if (r.code === 'ROBOTS_DISALLOWED') {
-      t.robotsDisallowed++;
-      row.robotsDisallowed++;
-    }
-    const s = r.status === undefined ? 'none' : String(r.status);
-    if (r.code !== 'ROBOTS_DISALLOWED') status[s] = (status[s] ?? 0) + 1;
     let c = errorCodes.get(r.code);
     if (c === undefined) errorCodes.set(r.code, (c = { count: 0, final: 0, examples: [] }));
     c.count++;
     if (final) c.final++;
     if (c.examples.length < EXAMPLES) c.examples.push({ url: r.url, message: r.message });
-    timeline.add(Date.parse(r.lastAt), 'errors', 1);
   };
 
   const hostNames = [...new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))])].sort();
@@ -183,33 +180,14 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
   trimRows(rows);
   t.distinctLinks = distinct.size;
   t.seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
-  for (const name of await names(layout.warc())) {
-    if (!/\.warc\.gz(\.open)?$/.test(name)) continue;
-    t.warcFiles++;
-    t.warcBytes += await stat(`${layout.warc()}/${name}`).then(
-      (s) => s.size,
-      () => 0,
-    );
-  }
-  const nodes: ReportData['nodes'] = (await readNodes(layout)).map((n) => ({
-    id: n.id,
-    state: n.state,
-    hostname: n.hostname,
-    updatedAt: n.updatedAt,
-    rate: n.rate,
-    pages: pagesByNode.get(n.id) ?? 0,
-    alive: isDeadLocalProcess(n) ? false : null,
-  }));
-  for (const [id, pages] of pagesByNode) {
-    if (!nodes.some((n) => n.id === id))
-      // No heartbeat record: the node exited (or its record was lost with the mount).
-      nodes.push({ id, state: 'exited', hostname: '', updatedAt: '', rate: 0, pages, alive: null });
-  }
-  nodes.sort((a, b) => b.pages - a.pages || a.id.localeCompare(b.id));
+  const warc = await warcFiles(layout);
+  t.warcFiles = warc.length;
+  t.warcBytes = warc.reduce((n, f) => n + f.bytes, 0);
   return {
     data: dataDir,
     generatedAt: new Date(nowMs).toISOString(),
     totals: t,
+    firstFetchAt: Number.isFinite(firstMs) ? new Date(firstMs).toISOString() : null,
     timeline: timeline.data(),
     status: Object.fromEntries(Object.entries(status).sort((a, b) => a[0].localeCompare(b[0]))),
     contentTypes: topTypes(types),
@@ -218,7 +196,8 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
       .map(([code, c]) => ({ code, ...c }))
       .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
     hosts: rows,
-    nodes,
+    nodes: await nodeRows(layout, pagesByNode, warc),
+    warc,
   };
 }
 
@@ -246,17 +225,4 @@ async function readLeases(layout: Layout): Promise<Map<string, string>> {
     },
   );
   return leases;
-}
-
-async function readNodes(layout: Layout): Promise<NodeRecord[]> {
-  const out: NodeRecord[] = [];
-  await mapLimit(
-    (await names(layout.dir('nodes'))).filter((n) => n.endsWith('.json')),
-    PARALLEL_READS,
-    async (name) => {
-      const r = await readRecord(`${layout.dir('nodes')}/${name}`, asNodeRecord);
-      if (r !== undefined) out.push(r);
-    },
-  );
-  return out;
 }

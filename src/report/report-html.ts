@@ -43,7 +43,9 @@ function hostsTable(r: ReportData): string {
     ['retrying', 'retrying', true],
     ['lease', 'lease holder', false],
   ];
-  const head = cols.map(([k, label, n]) => `<th data-key="${k}" data-type="${n ? 'num' : 'text'}">${esc(label)}</th>`).join('');
+  const head = cols
+    .map(([k, label, n]) => `<th${n ? ' class="r"' : ''} data-key="${k}" data-type="${n ? 'num' : 'text'}">${esc(label)}</th>`)
+    .join('');
   const rows = r.hosts
     .map(
       (h) =>
@@ -70,31 +72,54 @@ function errorsTable(r: ReportData): string {
           .join('')}</td></tr>`,
     )
     .join('\n');
-  return `<table id="errors"><thead><tr><th>code</th><th>count</th><th>final</th><th>examples</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table id="errors"><thead><tr><th>code</th><th class="r">count</th><th class="r">final</th><th>examples</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function nodesTable(r: ReportData): string {
   if (r.nodes.length === 0) return '<p class="note">No node records.</p>';
+  const dash = '<span class="note">—</span>';
   const rows = r.nodes
     .map(
       (n) =>
-        `<tr><td>${esc(n.id)}</td><td>${esc(n.state)}${n.alive === false ? ' (dead)' : ''}</td><td class="r" data-v="${n.pages}">${num(n.pages)}</td><td class="r">${n.rate}</td><td>${esc(n.hostname)}</td><td>${esc(n.updatedAt)}</td></tr>`,
+        `<tr><td>${esc(n.id)}</td><td>${esc(n.state)}${n.alive === false ? ' (dead)' : ''}</td><td class="r" data-v="${n.pages}">${num(n.pages)}</td>` +
+        `<td class="r">${n.rate === null ? dash : n.rate}</td><td>${n.hostname === null ? dash : esc(n.hostname)}</td>` +
+        `<td>${n.lastSeen === null ? dash : `${esc(n.lastSeen)} <span class="note">(${n.lastSeenFrom})</span>`}</td></tr>`,
     )
     .join('\n');
-  return `<table id="nodes"><thead><tr><th>node</th><th>state</th><th>pages</th><th>pages/s (last)</th><th>machine</th><th>last heartbeat</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const exited = r.nodes.some((n) => n.state === 'exited')
+    ? '<p class="note">A node removes its record when it ends: for a node that exited, the machine is read from its WARC files (when it wrote any) and the last page it fetched stands for its last heartbeat.</p>'
+    : '';
+  return `<table id="nodes"><thead><tr><th>node</th><th>state</th><th class="r">pages</th><th class="r">pages/s (last)</th><th>machine</th><th>last seen</th></tr></thead><tbody>${rows}</tbody></table>${exited}`;
+}
+
+/** Most WARC files listed before the rest is folded away. */
+const WARC_SHOWN = 10;
+
+function warcTable(r: ReportData): string {
+  if (r.warc.length === 0) return '<p class="note">No WARC files (crawl with --warc to write them).</p>';
+  const row = (f: ReportData['warc'][number]): string =>
+    `<tr><td><code>${esc(f.name)}</code>${f.open ? ' <span class="note">(open)</span>' : ''}</td><td class="r" data-v="${f.bytes}">${bytes(f.bytes)}</td></tr>`;
+  const table = (files: ReportData['warc']): string =>
+    `<table class="warc"><thead><tr><th>file</th><th class="r">size</th></tr></thead><tbody>${files.map(row).join('\n')}</tbody></table>`;
+  const rest = r.warc.slice(WARC_SHOWN);
+  return (
+    table(r.warc.slice(0, WARC_SHOWN)) +
+    (rest.length === 0 ? '' : `<details><summary>${num(rest.length)} more files</summary>${table(rest)}</details>`)
+  );
 }
 
 const PAGE_CSS = `
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
 header{background:#1d2330;color:#fff;padding:14px 24px}header h1{font-size:18px;margin:0}header p{margin:2px 0 0;color:#aab3c5;font-size:12px}
-main{padding:16px 24px;max-width:1400px;margin:auto}.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-bottom:16px}
+main{padding:16px 24px;max-width:1400px;margin:auto}header p{overflow-wrap:anywhere}.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-bottom:16px}
 .tile{background:#fff;border-radius:8px;padding:10px 14px;box-shadow:0 1px 2px #0001}.tile .n{font-size:22px;font-weight:600}.tile .l{color:#667;font-size:12px}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:14px}.card{background:#fff;border-radius:8px;padding:12px 16px;box-shadow:0 1px 2px #0001}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(420px,100%),1fr));gap:14px}.card{min-width:0}.card{background:#fff;border-radius:8px;padding:12px 16px;box-shadow:0 1px 2px #0001}
 .card h2{font-size:14px;margin:0 0 8px}.card.wide{grid-column:1/-1}.chart{position:relative;height:240px}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{padding:4px 8px;border-bottom:1px solid #eceef2;text-align:left;vertical-align:top}
-td.r{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f2f5;position:sticky;top:0}table.sortable th{cursor:pointer;user-select:none}
+td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f2f5;position:sticky;top:0}table.sortable th{cursor:pointer;user-select:none}
 th.asc::after{content:" ▲"}th.desc::after{content:" ▼"}.scroll{max-height:480px;overflow:auto}.ex{font-size:12px;word-break:break-all}.ex span{color:#667}
-.note{color:#667;font-size:12px}code{font-size:12px}
+.note{color:#667;font-size:12px}code{font-size:12px}.wrap{overflow-x:auto}summary{cursor:pointer;margin:6px 0;font-size:12px}
+@media (max-width:600px){header,main{padding-left:10px;padding-right:10px}.card{padding:10px}.tiles{grid-template-columns:repeat(2,1fr)}}
 `;
 
 /** Draws the charts and makes the hosts table sortable; runs in the page. */
@@ -114,12 +139,14 @@ var charts={};
 function mk(id,cfg){charts[id]=new Chart(document.getElementById(id),cfg);}
 mk('chart-timeline',{type:'line',data:{labels:labels,datasets:[{label:'pages/s',data:rate(tl.pages),borderColor:C[0],backgroundColor:C[0]+'33',fill:true,pointRadius:0},{label:'errors/s',data:rate(tl.errors),borderColor:C[1],pointRadius:0}]},options:{scales:{y:{beginAtZero:true}}}});
 var st=Object.keys(R.status);
-mk('chart-status',{type:'bar',data:{labels:st,datasets:[{label:'responses',data:st.map(function(k){return R.status[k]}),backgroundColor:st.map(function(k){return k[0]==='2'?C[2]:k[0]==='3'?C[0]:k[0]==='4'?C[5]:C[1]})}]},options:{plugins:{legend:{display:false}}}});
+// Each bar is labelled with its count, and drawn at least a few pixels high: one 404 next to a thousand 200s still shows.
+mk('chart-status',{type:'bar',data:{labels:st.map(function(k){return (k==='none'?'no answer':k)+' ('+R.status[k].toLocaleString('en-US')+')'}),datasets:[{label:'responses',minBarLength:4,data:st.map(function(k){return R.status[k]}),backgroundColor:st.map(function(k){return k[0]==='2'?C[2]:k[0]==='3'?C[0]:k[0]==='4'?C[5]:C[1]})}]},options:{plugins:{legend:{display:false}}}});
 var ct=Object.keys(R.contentTypes);
 mk('chart-types',{type:'doughnut',data:{labels:ct,datasets:[{data:ct.map(function(k){return R.contentTypes[k]}),backgroundColor:C}]},options:{plugins:{legend:{position:'right'}}}});
-mk('chart-depth',{type:'bar',data:{labels:R.depth.map(function(_,i){return String(i)}),datasets:[{label:'pages',data:R.depth,backgroundColor:C[4]}]},options:{plugins:{legend:{display:false}},scales:{x:{title:{display:true,text:'depth (hops from a seed)'}}}}});
-mk('chart-errors',{type:'bar',data:{labels:R.errors.map(function(e){return e.code}),datasets:[{label:'final',data:R.errors.map(function(e){return e.final}),backgroundColor:C[1]},{label:'retrying',data:R.errors.map(function(e){return e.count-e.final}),backgroundColor:C[5]}]},options:{indexAxis:'y',scales:{x:{stacked:true,beginAtZero:true},y:{stacked:true}}}});
-mk('chart-links',{type:'line',data:{labels:labels,datasets:[{label:'links found (cumulative)',data:cum(tl.links),borderColor:C[3],pointRadius:0},{label:'pages crawled (cumulative)',data:cum(tl.pages),borderColor:C[0],pointRadius:0}]},options:{scales:{y:{beginAtZero:true}}}});
+mk('chart-depth',{type:'bar',data:{labels:R.depth.map(function(_,i){return String(i)}),datasets:[{label:'pages',minBarLength:4,data:R.depth,backgroundColor:C[4]}]},options:{plugins:{legend:{display:false}},scales:{x:{title:{display:true,text:'depth (hops from a seed)'}}}}});
+mk('chart-errors',{type:'bar',data:{labels:R.errors.map(function(e){return e.code+' ('+e.count.toLocaleString('en-US')+')'}),datasets:[{label:'final',minBarLength:4,data:R.errors.map(function(e){return e.final}),backgroundColor:C[1]},{label:'retrying',data:R.errors.map(function(e){return e.count-e.final}),backgroundColor:C[5]}]},options:{indexAxis:'y',scales:{x:{stacked:true,beginAtZero:true},y:{stacked:true}}}});
+// Links outnumber pages many times over: each has its own axis (links left, pages right), so that neither line is flat.
+mk('chart-links',{type:'line',data:{labels:labels,datasets:[{label:'links found (cumulative, left axis)',data:cum(tl.links),borderColor:C[3],pointRadius:0,yAxisID:'y'},{label:'pages crawled (cumulative, right axis)',data:cum(tl.pages),borderColor:C[0],pointRadius:0,yAxisID:'y1'}]},options:{scales:{y:{beginAtZero:true,position:'left',title:{display:true,text:'links found',color:C[3]},ticks:{color:C[3]}},y1:{beginAtZero:true,position:'right',grid:{drawOnChartArea:false},title:{display:true,text:'pages crawled',color:C[0]},ticks:{color:C[0]}}}}});
 var tb=document.getElementById('hosts');
 tb.querySelectorAll('th').forEach(function(th,col){th.addEventListener('click',function(){
  var asc=!th.classList.contains('asc');tb.querySelectorAll('th').forEach(function(h){h.classList.remove('asc','desc')});th.classList.add(asc?'asc':'desc');
@@ -144,7 +171,7 @@ export function renderReport(r: ReportData): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <title>mountcrawl report: ${esc(r.data)}</title><style>${PAGE_CSS}</style></head>
 <body><header><h1>mountcrawl report</h1><p>${esc(r.data)} · generated ${esc(r.generatedAt)}${
-    r.timeline.start ? ` · first fetch ${esc(r.timeline.start)}` : ''
+    r.firstFetchAt ? ` · first fetch ${esc(r.firstFetchAt)}` : ''
   }</p></header><main>
 <div class="tiles">${[
     tile('pages', t.pages, 'pages crawled'),
@@ -152,7 +179,7 @@ export function renderReport(r: ReportData): string {
     tile('bytes', t.bytes, 'HTML bytes', bytes(t.bytes)),
     tile('errors', t.errors, `errors (${num(t.errorsFinal)} final)`),
     tile('retrying', t.retrying, 'retrying'),
-    tile('robotsDisallowed', t.robotsDisallowed, 'robots-disallowed'),
+    tile('robotsDisallowed', t.robotsDisallowed, 'excluded by robots.txt'),
     tile('hosts', t.hosts, 'hosts'),
     tile('linksFound', t.linksFound, 'links found'),
     tile('distinctLinks', t.distinctLinks, 'distinct links'),
@@ -165,11 +192,12 @@ ${chart('chart-timeline', `Pages fetched over time (per second, ${r.timeline.buc
 ${chart('chart-status', 'Status codes')}
 ${chart('chart-types', 'Content types')}
 ${chart('chart-depth', 'Depth')}
-${chart('chart-errors', 'Errors by code')}
+${chart('chart-errors', 'Errors by code (and URLs robots.txt excludes)')}
 ${chart('chart-links', 'Links found against pages crawled', true)}
-<section class="card wide"><h2>Errors, with examples</h2><div class="scroll">${errorsTable(r)}</div></section>
+<section class="card wide"><h2>Errors and robots.txt exclusions, with examples</h2><div class="scroll">${errorsTable(r)}</div></section>
 <section class="card wide"><h2>Hosts (click a column to sort)</h2><div class="scroll">${hostsTable(r)}</div></section>
-<section class="card wide"><h2>Nodes</h2>${nodesTable(r)}</section>
+<section class="card wide"><h2>Nodes</h2><div class="wrap">${nodesTable(r)}</div></section>
+<section class="card wide"><h2>WARC files</h2><div class="wrap">${warcTable(r)}</div></section>
 </div></main>
 <script type="application/json" id="report-data">${data}</script>
 <script>${chartJs()}</script>

@@ -29,12 +29,37 @@ export function pagePath(i: number): string {
   return i === 0 ? '/' : `/p/${i}.html`;
 }
 
+/** A link of a generated page: page `page` of host `host` (an index into the site's hosts). */
+export interface PageTarget {
+  readonly host: number;
+  readonly page: number;
+}
+
+/**
+ * The pages page `i` of host `host` links to, in the order of its links, on a site of
+ * `hostCount` hosts: page i+1 of the same host (a chain that guarantees coverage), then
+ * `linksPerPage` pseudo-random pages, the first `crossLinks` of them on other hosts. Pure: the
+ * benchmark derives the site's graph from it without fetching a page.
+ */
+export function pageTargets(options: GeneratedSiteOptions, host: number, i: number, hostCount: number): PageTarget[] {
+  const random = rng(host * 1_000_003 + i);
+  const targets: PageTarget[] = [];
+  if (i + 1 < options.pagesPerHost) targets.push({ host, page: i + 1 });
+  const cross = options.crossLinks ?? 0;
+  for (let k = 0; k < options.linksPerPage; k++) {
+    const page = Math.floor(random() * options.pagesPerHost);
+    if (k < cross && hostCount > 1) targets.push({ host: (host + 1 + Math.floor(random() * (hostCount - 1))) % hostCount, page });
+    else targets.push({ host, page });
+  }
+  return targets;
+}
+
 /**
  * A site of `hosts` hosts with `pagesPerHost` pages each, every page reachable from its
- * host's `/`: page i links to page i+1 (a chain that guarantees coverage) and to pseudo-random
- * other pages, some on other hosts. The same options always give the same site, so a test
- * knows exactly which URLs a complete crawl fetches: `pagePath(0 .. pagesPerHost-1)` on every
- * host reached, plus `/robots.txt`.
+ * host's `/`: its links are `pageTargets` (a link to the same host is a path, to another host
+ * an absolute URL). The same options always give the same site, so a test knows exactly which
+ * URLs a complete crawl fetches: `pagePath(0 .. pagesPerHost-1)` on every host reached, plus
+ * `/robots.txt`.
  */
 export function generatedSite(options: GeneratedSiteOptions, hosts: () => readonly SiteHost[]): Handler {
   const disallow = options.disallow ?? [];
@@ -52,19 +77,9 @@ export function generatedSite(options: GeneratedSiteOptions, hosts: () => readon
       return;
     }
     const all = hosts();
-    const random = rng(host.index * 1_000_003 + i);
-    const links: string[] = [];
-    if (i + 1 < options.pagesPerHost) links.push(pagePath(i + 1));
-    const cross = options.crossLinks ?? 0;
-    for (let k = 0; k < options.linksPerPage; k++) {
-      const target = Math.floor(random() * options.pagesPerHost);
-      if (k < cross && all.length > 1) {
-        const other = all[(host.index + 1 + Math.floor(random() * (all.length - 1))) % all.length]!;
-        links.push(`${other.origin}${pagePath(target)}`);
-      } else {
-        links.push(pagePath(target));
-      }
-    }
+    const links = pageTargets(options, host.index, i, all.length).map((t) =>
+      t.host === host.index ? pagePath(t.page) : `${all[t.host]!.origin}${pagePath(t.page)}`,
+    );
     // A few pages link into the disallowed paths (robots.txt must keep the crawler out).
     if (i % 50 === 0) for (const d of disallow) links.push(`${d}secret-${i}.html`);
     const body = `<!DOCTYPE html><html><head><title>page ${i} of ${host.hostDir}</title></head><body><h1>Page ${i}</h1>${links

@@ -8,6 +8,15 @@ import type { ErrsRecord } from './records.js';
  */
 export const EXCLUSION_CODES: ReadonlySet<string> = new Set(['ROBOTS_DISALLOWED']);
 
+/**
+ * Of the record kept so far and the next, the one a line that says why nothing was fetched
+ * names: a failure before an exclusion (an exclusion is no failure), else the first.
+ */
+export function sampleCause<T extends { readonly code: string }>(kept: T | null, next: T | null): T | null {
+  if (kept === null) return next;
+  return next !== null && EXCLUSION_CODES.has(kept.code) && !EXCLUSION_CODES.has(next.code) ? next : kept;
+}
+
 /** What the errs records of one host come to: the counts of readHoldings (src/store/holdings.ts). */
 export interface HostErrs {
   /** Errs records of keys without a links record (exclusions included). */
@@ -19,7 +28,7 @@ export interface HostErrs {
   readonly byCode: Readonly<Record<string, number>>;
   /** The earliest `nextAttemptAt` of the records not final, epoch ms (Infinity: none). */
   readonly nextMs: number;
-  /** One of the records, for a line that says why nothing was fetched. */
+  /** One of the records, a failure if there is one, for a line that says why nothing was fetched. */
   readonly sample: Pick<ErrsRecord, 'url' | 'code' | 'message'> | null;
 }
 
@@ -56,7 +65,7 @@ export class ErrsTally {
     for (const e of this.#entries.values()) {
       byCode[e.code] = (byCode[e.code] ?? 0) + 1;
       if (EXCLUSION_CODES.has(e.code)) excluded++;
-      sample ??= { url: e.url, code: e.code, message: e.message };
+      sample = sampleCause(sample, { url: e.url, code: e.code, message: e.message });
       if (isFinal(e, maxAttempts)) continue;
       retrying++;
       const at = e.nextAttemptAt === null ? NaN : Date.parse(e.nextAttemptAt);

@@ -19,7 +19,7 @@ async function records(data: string): Promise<string[]> {
 }
 
 function pagesOf(r: CliResult): number {
-  const m = /done \(\w+\): (\d+) pages/.exec(r.stderr);
+  const m = /done \(\w+\): (\d+) pages?\b/.exec(r.stderr);
   assert.ok(m, `no summary in:\n${r.stderr}`);
   return Number(m[1]);
 }

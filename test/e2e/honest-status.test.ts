@@ -74,7 +74,7 @@ describe('the end summary of a rerun counts what the data directory holds', { ti
       const second = await runCli(args);
       assert.equal(second.code, 0, second.stderr);
       assert.match(second.stderr, /done \(complete\): 0 pages/);
-      assert.match(second.stderr, /^data directory: 2 pages of 1 hosts, 2 errors \(2 final: HTTP_404 2\)$/m, second.stderr);
+      assert.match(second.stderr, /^data directory: 2 pages of 1 host, 2 errors \(2 final: HTTP_404 2\)$/m, second.stderr);
     } finally {
       await site.close();
       await data.cleanup();

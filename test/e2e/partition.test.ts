@@ -52,7 +52,7 @@ describe('--partition url: one big site shared by URL', { timeout: 60_000 }, () 
     ];
     const results = await Promise.all([spawnCli(args('u1')), spawnCli(args('u2'))].map((n) => n.done));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
-    const pages = results.map((r) => Number(/done \(\w+\): (\d+) pages/.exec(r.stderr)?.[1]));
+    const pages = results.map((r) => Number(/done \(\w+\): (\d+) pages?\b/.exec(r.stderr)?.[1]));
     assert.equal(pages[0]! + pages[1]!, PAGES);
     assert.ok(pages[0]! > 0 && pages[1]! > 0, `split ${pages.join(' + ')}`);
     const dups = [...site.counts].filter(([url, n]) => n > 1 && !url.endsWith('/robots.txt'));

@@ -139,6 +139,12 @@ describe('mountcrawl report', { timeout: 180_000 }, () => {
     await page.click('#hosts th[data-key="pages"]');
     const desc = await column();
     assert.deepEqual(desc, [...asc].reverse());
+    // At a phone's width nothing makes the page wider than the screen (wide tables scroll in their card).
+    await page.setViewportSize({ width: 390, height: 844 });
+    const widths = await page.evaluate<{ page: number; screen: number }>(
+      `({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth })`,
+    );
+    assert.equal(widths.page, widths.screen, 'no horizontal overflow at 390 px');
     await page.close();
   });
 

@@ -185,7 +185,7 @@ describe('an errs record not final, after --max-attempts was lowered to its atte
     const lowered = await runCli([...args, '--max-attempts', '2'], { timeoutMs: 15_000 });
     assert.equal(lowered.code, 0, lowered.stderr);
     assert.equal(site.count(site.url(0, '/down.html')), 1, 'at its limit: not requested');
-    assert.match(lowered.stderr, /1 errors \(1 final: HTTP_503 1\)/, lowered.stderr);
+    assert.match(lowered.stderr, /1 error \(1 final: HTTP_503 1\)/, lowered.stderr);
     const after2 = await status();
     assert.deepEqual([after2.errors.final, after2.maxAttempts], [1, { value: 2, from: 'last run' }]);
     assert.equal((await status('--max-attempts', '3')).errors.final, 0, 'one attempt left under 3');

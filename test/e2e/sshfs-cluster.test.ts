@@ -52,7 +52,7 @@ describe('two nodes on two sshfs mounts of one export', { timeout: 180_000 }, ()
     const results = await Promise.all(nodes.map((n) => n.done));
     const seconds = (Date.now() - started) / 1000;
     for (const r of results) assert.equal(r.code, 0, r.stderr);
-    const pages = results.map((r) => Number(/done \(\w+\): (\d+) pages/.exec(r.stderr)?.[1]));
+    const pages = results.map((r) => Number(/done \(\w+\): (\d+) pages?\b/.exec(r.stderr)?.[1]));
     t.diagnostic(`sshfs pair: ${HOSTS * PAGES} pages in ${seconds.toFixed(1)} s, split ${pages.join(' + ')}`);
     assert.equal(pages[0]! + pages[1]!, HOSTS * PAGES);
 

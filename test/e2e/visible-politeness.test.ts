@@ -75,7 +75,7 @@ describe('totals that add up under --processes', { timeout: 90_000 }, () => {
     const batches = (): Map<string, number>[] => {
       const out: Map<string, number>[] = [];
       for (const line of (child?.stderrSoFar() ?? '').split('\n')) {
-        const m = /^mountcrawl: (node \d|total): .*, (\d+) hosts, /.exec(line);
+        const m = /^mountcrawl: (node \d|total): .*, (\d+) hosts?, /.exec(line);
         if (m === null) continue;
         if (m[1] === 'node 1' || out.length === 0) out.push(new Map());
         out.at(-1)!.set(m[1]!, Number(m[2]));
@@ -114,7 +114,7 @@ describe('totals that add up under --processes', { timeout: 90_000 }, () => {
     try {
       const r = await runCli(['crawl', site.url(0, '/'), '--data', data.path, '--processes', '2', '--partition', 'url', ...FAST]);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /^mountcrawl: data directory: 3 pages of 1 hosts, 2 errors \(2 final: HTTP_404 2\)$/m, r.stderr);
+      assert.match(r.stderr, /^mountcrawl: data directory: 3 pages of 1 host, 2 errors \(2 final: HTTP_404 2\)$/m, r.stderr);
     } finally {
       await site.close();
       await data.cleanup();
@@ -147,7 +147,7 @@ describe('totals that add up under --processes', { timeout: 90_000 }, () => {
           .sort();
         assert.deepEqual(named, empty, r.stderr);
       }
-      assert.match(r.stderr, /data directory: 6 pages of 1 hosts, 0 errors/);
+      assert.match(r.stderr, /data directory: 6 pages of 1 host, 0 errors/);
     } finally {
       await site.close();
       await data.cleanup();

@@ -21,6 +21,7 @@ export function frontierConfig(over: Partial<CrawlConfig> = {}): CrawlConfig {
     nodeId: 'n1',
     progress: false,
     json: false,
+    verbose: false,
     normalize: DEFAULT_NORMALIZE_OPTIONS,
     sessionParamsExplicit: false,
     robots: true,

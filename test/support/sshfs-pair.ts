@@ -79,9 +79,13 @@ function noMountsUnder(dir: string): boolean {
 /**
  * Starts `n` sshfs mounts of one export, or returns `{ skip }` with the reason when this
  * machine cannot (no sshd, sshfs, fusermount3 or usable /dev/fuse: see .ci/run). Other
- * failures (the script broke) throw, so that they are seen.
+ * failures (the script broke) throw, so that they are seen. `address`: where its sshd listens
+ * (SSHFS_PAIR_ADDRESS; 127.0.0.1 by default).
  */
-export async function startSshfsPair(n = 2, options: { requestLog?: boolean } = {}): Promise<SshfsPair | { skip: string }> {
+export async function startSshfsPair(
+  n = 2,
+  options: { requestLog?: boolean; address?: string } = {},
+): Promise<SshfsPair | { skip: string }> {
   if (process.platform !== 'linux') return { skip: `sshfs pair needs Linux (FUSE), not ${process.platform}` };
   const check = await run(['check'], 10_000);
   if (check.code === MISSING) return { skip: lastLine(check.stdout) || 'sshfs prerequisites missing' };
@@ -105,7 +109,10 @@ export async function startSshfsPair(n = 2, options: { requestLog?: boolean } = 
     return stopping;
   };
 
-  const started = await run(['start', dir, String(n)], 60_000, options.requestLog === true ? { SSHFS_PAIR_MOUNT_OPTS: 'sshfs_debug' } : {});
+  const started = await run(['start', dir, String(n)], 60_000, {
+    ...(options.requestLog === true ? { SSHFS_PAIR_MOUNT_OPTS: 'sshfs_debug' } : {}),
+    ...(options.address !== undefined ? { SSHFS_PAIR_ADDRESS: options.address } : {}),
+  });
   if (started.code !== 0) {
     await stop().catch(() => undefined);
     if (started.code === MISSING) return { skip: lastLine(started.stdout) || lastLine(started.stderr) };

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test, type TestContext } from 'node:test';
 import type { ClusterRow } from '../../../bench/cluster-report.js';
+import type { IdealCluster } from '../../../bench/ideal-cluster.js';
 
 const CLUSTER = fileURLToPath(new URL('../../../bench/cluster.js', import.meta.url));
 
@@ -17,7 +18,7 @@ const CLUSTER = fileURLToPath(new URL('../../../bench/cluster.js', import.meta.u
 async function runBench(
   t: TestContext,
   args: readonly string[],
-): Promise<{ rows: ClusterRow[]; stdout: string; stderr: string } | undefined> {
+): Promise<{ rows: ClusterRow[]; ideal: Record<string, IdealCluster>; stdout: string; stderr: string } | undefined> {
   const results = await mkdtemp(join(tmpdir(), 'mountcrawl-cluster-test-'));
   t.after(() => rm(results, { recursive: true, force: true }));
   const child = spawn(process.execPath, [CLUSTER, ...args, '--results', results], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -35,16 +36,28 @@ async function runBench(
   assert.equal(code, 0, stderr);
   const files = await readdir(results);
   assert.equal(files.length, 1);
-  const { rows } = JSON.parse(await readFile(join(results, files[0]!), 'utf8')) as { rows: ClusterRow[] };
-  return { rows, stdout, stderr };
+  const { rows, ideal } = JSON.parse(await readFile(join(results, files[0]!), 'utf8')) as {
+    rows: ClusterRow[];
+    ideal: Record<string, IdealCluster>;
+  };
+  return { rows, ideal, stdout, stderr };
 }
 
 describe('bench:cluster smoke', { timeout: 240_000 }, () => {
   test('N = 1, 2 over sshfs through the relay: full coverage, counts per node, nothing left mounted', async (t) => {
-    const run = await runBench(t, ['--nodes', '1,2', '--hosts', '4', '--pages', '8', '--latency', '5', '--node-args=--heartbeat 200']);
+    const args = ['--nodes', '1,2', '--runs', '1', '--hosts', '4', '--pages', '8', '--latency', '5', '--node-args=--heartbeat 200'];
+    const run = await runBench(t, args);
     if (run === undefined) return;
-    const { rows, stdout, stderr } = run;
+    const { rows, ideal, stdout, stderr } = run;
+    assert.match(stdout, /^\| N \| runs \| wall s, median \(min to max\) \| speedup \| efficiency \| ideal s \(lower bound s\)/m);
     assert.match(stdout, /^\| N \| run \| wall s \| pages\/s \| speedup/m);
+    assert.match(stdout, /against a heartbeat of 200 ms/);
+    assert.match(stdout, /^\| N \| run \| per page the node wrote, each node \|/m);
+    for (const n of ['1', '2']) {
+      const i = ideal[n]!;
+      assert.ok(i.greedySeconds >= i.lowerBoundSeconds && i.lowerBoundSeconds > 0, `N=${n}: ideal ${JSON.stringify(i)}`);
+      assert.equal(i.requests, 4 * 9, `N=${n}: a robots.txt and 8 pages per host`);
+    }
     assert.match(
       stdout,
       /^\| N \| run \| first request s \| last request s \| wall s \| pages per node \| exits, s \| partition bound \|$/m,
@@ -67,6 +80,14 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
         4 * 8,
         `N=${r.nodes}: every page written once`,
       );
+      // Every page but the 4 seeds was found on a page some node wrote first: by the node that fetched it, or by another.
+      const d = r.discovery;
+      assert.equal(d.crossNode.count + d.sameNode.count, 4 * 7, `N=${r.nodes}: ${JSON.stringify(d)}`);
+      assert.equal(d.crossNodeIdle.count, d.crossNode.count);
+      if (r.nodes === 1) assert.equal(d.crossNode.count, 0);
+      if (d.crossNode.count > 0) assert.ok(d.crossNode.medianMs <= d.crossNode.p95Ms && d.crossNode.p95Ms <= d.crossNode.maxMs);
+      const c = r.machineCpu;
+      assert.ok(c.seconds > 0 && c.meanCores > 0 && c.peakCores >= c.meanCores && c.cores > 0, `N=${r.nodes}: ${JSON.stringify(c)}`);
       for (const n of r.perNode) {
         assert.equal(n.exitCode, 0);
         assert.ok(n.cpuSeconds > 0, `${n.node}: CPU read from its summary`);

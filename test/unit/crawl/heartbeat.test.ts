@@ -199,3 +199,14 @@ describe('Heartbeat: nothing is written after close', () => {
     assert.equal(r.beats(), 1);
   });
 });
+
+describe('Heartbeat: the node record', () => {
+  test('its errors are the failures; URLs robots.txt excludes are counted apart, in excluded', async () => {
+    const r = await rig();
+    r.stats.countError('HTTP_404', true);
+    r.stats.countError('ROBOTS_DISALLOWED', true);
+    r.stats.countError('ROBOTS_DISALLOWED', true);
+    const s = r.heartbeat.status('crawling');
+    assert.deepEqual([s.errors, s.excluded], [1, 2]);
+  });
+});

@@ -4,7 +4,10 @@ import { silentLogger, StreamLogger } from '../../../src/progress/logger.js';
 
 const AT = Date.UTC(2025, 0, 15, 12, 0, 0);
 
-function capture(options: { json: boolean; quiet: boolean; nodeId?: string }): { logger: StreamLogger; lines: string[] } {
+function capture(options: { json: boolean; quiet: boolean; verbose?: boolean; nodeId?: string }): {
+  logger: StreamLogger;
+  lines: string[];
+} {
   const lines: string[] = [];
   const logger = new StreamLogger({ ...options, clock: () => AT }, (line) => lines.push(line));
   return { logger, lines };
@@ -34,6 +37,30 @@ describe('StreamLogger: plain lines', () => {
     logger.warn('careful');
     logger.error('broken');
     assert.deepEqual(lines, ['mountcrawl: warning: careful', 'mountcrawl: broken']);
+  });
+});
+
+describe('StreamLogger: details of the machinery (debug)', () => {
+  test('left out of plain lines by default; printed with verbose; always in JSON; dropped when quiet', () => {
+    const plain = capture({ json: false, quiet: false });
+    plain.logger.debug('reseed', { queued: 5, full: true });
+    plain.logger.info('took host over', { host: 'h' });
+    assert.deepEqual(plain.lines, ['mountcrawl: took host over host=h']);
+
+    const verbose = capture({ json: false, quiet: false, verbose: true });
+    verbose.logger.debug('reseed', { queued: 5, full: true });
+    assert.deepEqual(verbose.lines, ['mountcrawl: reseed queued=5 full=true']);
+
+    const json = capture({ json: true, quiet: false });
+    json.logger.debug('reseed', { queued: 5 });
+    assert.deepEqual(
+      json.lines.map((l) => JSON.parse(l) as { level: string; msg: string; queued: number }),
+      [{ time: new Date(AT).toISOString(), level: 'debug', msg: 'reseed', queued: 5 }],
+    );
+
+    const quiet = capture({ json: true, quiet: true, verbose: true });
+    quiet.logger.debug('reseed');
+    assert.deepEqual(quiet.lines, []);
   });
 });
 
@@ -89,6 +116,7 @@ describe('StreamLogger: writers', () => {
 
 describe('silentLogger', () => {
   test('drops everything and is frozen', () => {
+    silentLogger.debug('x');
     silentLogger.info('x');
     silentLogger.warn('x', { a: 1 });
     silentLogger.error('x');

@@ -79,7 +79,7 @@ describe('totalOf', () => {
       round: 0,
       hostsOwned: 0,
       nodesAlive: 0,
-      state: '',
+      state: 'starting',
     });
   });
 });
@@ -88,7 +88,19 @@ describe('formatLine', () => {
   test('one plain line with every field', () => {
     assert.equal(
       formatLine(snap('ws1-100')),
-      'ws1-100: 10 pages, 5 queued, 2 in flight, 1 errors, 1.25/s, round 3, 4 hosts, 2 nodes, crawling',
+      'ws1-100: 10 pages, 5 queued, 2 in flight, 1 error, 1.25/s, round 3, 4 hosts, 2 nodes, crawling',
     );
+  });
+
+  test('one of a thing is singular', () => {
+    assert.equal(
+      formatLine(snap('n', { pages: 1, errors: 0, hostsOwned: 1, nodesAlive: 1 })),
+      'n: 1 page, 5 queued, 2 in flight, 0 errors, 1.25/s, round 3, 1 host, 1 node, crawling',
+    );
+  });
+
+  test('before any node reported: no hosts or nodes, and no separator left dangling', () => {
+    assert.equal(formatLine(totalOf('total', [])), 'total: 0 pages, 0 queued, 0 in flight, 0 errors, 0/s, round 0, starting');
+    assert.equal(formatLine(snap('n', { nodesAlive: 0, state: '' })), 'n: 10 pages, 5 queued, 2 in flight, 1 error, 1.25/s, round 3');
   });
 });

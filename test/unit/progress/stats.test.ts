@@ -12,7 +12,8 @@ describe('CrawlStats', () => {
   test('starts at zero, state starting, one node alive', () => {
     const s = new CrawlStats(() => 0);
     assert.equal(s.pages, 0);
-    assert.equal(s.errorCount, 0);
+    assert.equal(s.failureCount, 0);
+    assert.equal(s.exclusionCount, 0);
     assert.equal(s.state, 'starting');
     assert.equal(s.nodesAlive, 1);
     assert.deepEqual(Object.values(s.cut), [0, 0, 0, 0, 0, 0, 0, 0]);
@@ -27,7 +28,16 @@ describe('CrawlStats', () => {
     s.countError('FETCH_TIMEOUT', false);
     assert.deepEqual(Object.fromEntries(s.errors), { HTTP_503: 3, HTTP_404: 1, FETCH_TIMEOUT: 1 });
     assert.deepEqual(Object.fromEntries(s.finalErrors), { HTTP_503: 1, HTTP_404: 1 });
-    assert.equal(s.errorCount, 5);
+    assert.equal(s.failureCount, 5);
+  });
+
+  test('URLs robots.txt excludes are counted apart from the failures', () => {
+    const s = new CrawlStats(() => 0);
+    s.countError('ROBOTS_DISALLOWED', true);
+    s.countError('ROBOTS_DISALLOWED', true);
+    s.countError('HTTP_404', true);
+    assert.equal(s.failureCount, 1);
+    assert.equal(s.exclusionCount, 2);
   });
 
   test('rate is 0 before any time has passed', () => {

@@ -107,6 +107,19 @@ describe('formatSummary', () => {
     assert.match(formatSummary(s, 1, 'complete'), /, 1 round\n/);
   });
 
+  test('one of anything is singular: page, request, URL excluded', () => {
+    const s = statsWith((t) => {
+      t.pages = 1;
+      t.htmlPages = 1;
+      t.requests = 1;
+      t.round = 1;
+      t.countError('ROBOTS_DISALLOWED', true);
+    });
+    const lines = formatSummary(s, 1, 'complete').split('\n');
+    assert.match(lines[0]!, /^done \(complete\): 1 page \(1 HTML, 0 B\) in 1 s, 1 pages\/s, 1 request, 1 round$/);
+    assert.equal(lines[2], 'excluded by robots.txt: 1 URL (not fetched)');
+  });
+
   test('errors, cuts and hook failures each get a line', () => {
     const s = statsWith((s) => {
       s.pages = 3;
@@ -121,7 +134,7 @@ describe('formatSummary', () => {
     assert.match(lines[0]!, /^done \(interrupted\): 3 pages/);
     assert.equal(lines[1], 'errors: FETCH_TIMEOUT 2, HTTP_404 1');
     assert.equal(lines[2], 'cut: frontierFull 7');
-    assert.match(lines[3]!, /--hook threw 1 times/);
+    assert.match(lines[3]!, /--hook threw 1 time, timed out 0 times/);
   });
 
   test('URLs robots.txt excludes are not errors: a line of their own, and `excluded` in the JSON', () => {

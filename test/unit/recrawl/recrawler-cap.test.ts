@@ -13,7 +13,7 @@ import { Layout } from '../../../src/store/layout.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { frontierConfig } from '../../support/frontier-rig.js';
 
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 test('pages due at load obey --frontier-cap: the rest wait and are queued as room frees, each once', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'mountcrawl-cap-'));

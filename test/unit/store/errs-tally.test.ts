@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ErrsTally } from '../../../src/store/errs-tally.js';
+import { ErrsTally, sampleCause } from '../../../src/store/errs-tally.js';
 import type { ErrsRecord } from '../../../src/store/records.js';
 
 const rec = (url: string, code: string, nextAttemptAt: string | null): ErrsRecord => ({
@@ -49,5 +49,27 @@ describe('ErrsTally', () => {
     assert.deepEqual([t.count(3).retrying, t.count(3).nextMs], [2, Date.parse('2026-01-01T00:05:00.000Z')]);
     assert.deepEqual([t.count(2).retrying, t.count(2).nextMs], [1, Date.parse('2026-01-01T00:06:00.000Z')]);
     assert.equal(t.count(1).retrying, 0);
+  });
+
+  test('the sample names a failure before an exclusion, whichever was recorded first', () => {
+    const t = new ErrsTally();
+    t.errs('k1', rec('http://a/private', 'ROBOTS_DISALLOWED', null));
+    assert.equal(t.count(3).sample?.code, 'ROBOTS_DISALLOWED');
+    t.errs('k2', rec('http://a/gone', 'HTTP_404', null));
+    t.errs('k3', rec('http://a/also', 'ROBOTS_DISALLOWED', null));
+    assert.deepEqual(t.count(3).sample, { url: 'http://a/gone', code: 'HTTP_404', message: 'HTTP_404 for http://a/gone' });
+  });
+});
+
+describe('sampleCause', () => {
+  test('keeps the first, unless it is an exclusion and the next a failure', () => {
+    const robots = { code: 'ROBOTS_DISALLOWED' };
+    const refused = { code: 'CONNECTION_REFUSED' };
+    const timeout = { code: 'FETCH_TIMEOUT' };
+    assert.equal(sampleCause(null, robots), robots);
+    assert.equal(sampleCause(robots, refused), refused);
+    assert.equal(sampleCause(refused, robots), refused);
+    assert.equal(sampleCause(refused, timeout), refused);
+    assert.equal(sampleCause(robots, null), robots);
   });
 });

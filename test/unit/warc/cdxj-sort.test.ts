@@ -11,7 +11,7 @@ import { sortCdxj } from '../../../src/warc/cdxj.js';
 import { WarcCapture } from '../../../src/warc/warc-capture.js';
 import { exchange } from '../../support/warc-left-open.js';
 
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('sorted CDXJ (docs/warc.md, "Sorted indexes")', () => {
   test('lines sort by SURT key, then timestamp, exactly as LC_ALL=C sort does', () => {

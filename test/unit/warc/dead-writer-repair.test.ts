@@ -104,7 +104,7 @@ describe('repair of WARC files left open by dead writers of any machine', () => 
   test('a writer that was only slow finds its file taken and goes on in a new one: no record lost, no record torn', async () => {
     const warcDir = join(dir, 'slow');
     const warnings: string[] = [];
-    const log: Logger = { info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };
+    const log: Logger = { debug: () => undefined, info: () => undefined, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };
     const capture = new WarcCapture(
       { dir: warcDir, nodeId: 'slow', maxSize: 1 << 30, software: 'test', userAgent: 'test', robots: true, fsync: false },
       { clock: systemClock, log },
