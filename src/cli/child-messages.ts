@@ -3,6 +3,7 @@
  * "Processes"): its progress, and at its end the errs records of the hosts it held. The
  * supervisor reads these; knownErrs turns the end reports into the summary's known records.
  */
+import type { MetricSample } from '../metrics/metric-sample.js';
 import type { Snapshot } from '../progress/snapshot.js';
 import type { HostErrs } from '../store/errs-tally.js';
 
@@ -13,6 +14,8 @@ export type ChildMessage =
       readonly snapshot: Snapshot;
       /** The hosts the node owns, when they changed since its last message (src/progress/host-tally.ts). */
       readonly hosts?: readonly string[];
+      /** Its counters for the supervisor's /metrics (docs/operations.md), when the supervisor serves them. */
+      readonly metrics?: MetricSample;
     }
   | {
       /** At its end: the errs records of the hosts it held to the end (CrawlNode.heldErrs), for the summary. */

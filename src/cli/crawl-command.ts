@@ -1,5 +1,8 @@
 import { systemClock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
+import type { SettingsInputs } from '../config/crawl-settings.js';
+import { LiveSettings, watchSettings } from '../config/live-settings.js';
+import { settleSettings } from '../config/settings-file.js';
 import { ExitCode } from '../errors.js';
 import { CrawlNode, type RunResult } from '../crawl/crawl-node.js';
 import type { Hooks } from '../hooks/hooks.js';
@@ -12,6 +15,7 @@ import { openDataDir } from '../store/data-dir.js';
 import { removeNodeEnds, writeRunState } from '../store/run-state.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { refuseWithoutSeeds } from './seeds-first.js';
+import { othersAlive } from './node-records.js';
 import { holdingsLine, holdingsOf, judgeOutcome, recordRunEnd } from './run-outcome.js';
 
 /** Hooks a child of --processes gets: where to send progress instead of drawing it. */
@@ -21,24 +25,42 @@ export interface CrawlHooks {
   readonly onEnd?: (node: CrawlNode) => Promise<void>;
 }
 
+/** What a node's settings are made of besides its configuration (src/config/settings-file.ts). */
+export interface CrawlStart extends SettingsInputs {
+  /** The crawl settings given on the command line: they must agree with the crawl's. */
+  readonly given: ReadonlySet<string>;
+}
+
 /**
  * Runs one node in this process: progress display, Ctrl-C / SIGTERM handling (first: stop
  * gracefully; second: exit at once), and the end summary. Returns the exit code.
  */
-export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, userHooks?: Hooks): Promise<number> {
-  await refuseWithoutSeeds(config);
+export async function runCrawl(options: CrawlConfig, start: CrawlStart, hooks: CrawlHooks = {}, userHooks?: Hooks): Promise<number> {
+  await refuseWithoutSeeds(options);
   // The data-directory check every command makes (it names a directory that cannot be
   // written, before any heartbeat tries); then `status` can tell that a run is under way.
-  const { layout } = await openDataDir(config.dataDir, config.nodeId, {
+  const { layout } = await openDataDir(options.dataDir, options.nodeId, {
     version: NORMALIZATION_VERSION,
-    sessionParams: [...config.normalize.sessionParams].sort(),
+    sessionParams: [...options.normalize.sessionParams].sort(),
   });
+  // The crawl's settings before anything else of the crawl is written (docs/operations.md, "One configuration").
+  const settled = await settleSettings(options, start, start.given, () => othersAlive(layout, options.nodeId));
+  const live = new LiveSettings(settled.config, settled.record);
+  const config = live.config;
+  // A port that cannot be had ends the start here, before the run state says running.
+  let scraped: CrawlNode | undefined;
+  const metrics = config.metrics && (await import('../metrics/metrics-server.js'));
+  const served =
+    metrics && (await metrics.serveSamples(config.metrics!, () => (scraped ? [[config.nodeId, metrics.sampleOf(scraped.stats)]] : [])));
   await writeRunState(layout, { state: 'running', node: config.nodeId, at: new Date().toISOString(), maxAttempts: config.maxAttempts });
   // What nodes that ended before left is the crawl's again (reseeds find it): `status` counts it
   // from the ends of the nodes of this run (src/store/run-state.ts).
   await removeNodeEnds(layout, 'all');
   const logger = new StreamLogger({ json: config.json, verbose: config.verbose, quiet: !config.progress, nodeId: config.nodeId });
   const node = new CrawlNode(config, { clock: systemClock, logger, ...(userHooks ? { hooks: userHooks } : {}) });
+  scraped = node;
+  if (served) logger.info(`metrics at ${served.url}`);
+  for (const line of settled.changed) logger.info(`a new run changes the crawl's settings (revision ${settled.record.revision}): ${line}`);
   const display = new ProgressDisplay({ enabled: config.progress && hooks.onProgress === undefined, json: config.json }, logger);
   const started = systemClock.monotonic();
 
@@ -56,6 +78,8 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const progressTimer = hooks.onProgress ? setInterval(() => hooks.onProgress!(node), 500) : undefined;
+  const stopWatching = watchSettings(config.dataDir, live, systemClock, config.heartbeatMs, (line) => logger.info(line));
+
   display.start(() => [snapshotOf(config.nodeId, node.stats)]);
   if (hooks.onProgress === undefined) logger.info(politenessStartLine(config));
 
@@ -64,6 +88,8 @@ export async function runCrawl(config: CrawlConfig, hooks: CrawlHooks = {}, user
     result = await node.run();
   } finally {
     if (progressTimer) clearInterval(progressTimer);
+    stopWatching();
+    await served?.close();
     display.stop([snapshotOf(config.nodeId, node.stats)]);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

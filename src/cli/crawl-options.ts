@@ -1,7 +1,16 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { DEFAULTS, type CrawlConfig, type Partition, type Scope } from '../config/crawl-config.js';
-import { defaultNodeId, parseChoice, parseNodeId, parseRegex, parseSeconds, parseSize, parseWhole } from '../config/parse-values.js';
+import {
+  defaultNodeId,
+  parseChoice,
+  parseNodeId,
+  parsePort,
+  parseRegex,
+  parseSeconds,
+  parseSize,
+  parseWhole,
+} from '../config/parse-values.js';
 import { ExitCode, FatalError } from '../errors.js';
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_SESSION_PARAMS } from '../url/normalize.js';
 import { readSeedsFile, seedOrFail } from './seeds-file.js';
@@ -85,7 +94,9 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--recrawl-min <duration>', 'shortest adaptive interval (default: --recrawl-after / 4)')
     .option('--recrawl-max <duration>', 'longest adaptive interval (default: --recrawl-after x 8)')
     .option('--sitemap <url>', 'a sitemap, sitemap index or feed whose URLs are crawled (repeatable; docs/sitemaps.md)', collect)
-    .option('--sitemaps', "also follow the Sitemap: lines of each host's robots.txt (docs/sitemaps.md)");
+    .option('--sitemaps', "also follow the Sitemap: lines of each host's robots.txt (docs/sitemaps.md)")
+    .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics on this port (docs/operations.md)')
+    .option('--metrics-host <address>', 'the address --metrics-port listens on', '127.0.0.1');
 }
 
 /** The raw option values commander hands over for `crawl`. */
@@ -179,6 +190,9 @@ export function buildCrawlConfig(
     recrawl: buildRecrawlPolicy(o),
     ...(sitemapUrls.length > 0 ? { sitemapUrls } : {}),
     ...(o.sitemaps === true ? { sitemapsFromRobots: true } : {}),
+    ...(typeof o.metricsPort === 'string'
+      ? { metrics: { host: str('metricsHost'), port: parsePort('--metrics-port', o.metricsPort) } }
+      : {}),
   };
   return Object.freeze(config);
 }

@@ -7,7 +7,8 @@ import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type 
 import { runCrawl } from './crawl-command.js';
 import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
-import { SUPERVISED_ENV, runSupervisor } from './supervisor.js';
+import { METRICS_ENV, SUPERVISED_ENV, runSupervisor } from './supervisor.js';
+import { sampleOf } from '../metrics/metric-sample.js';
 import { heldErrsMessage, type ChildMessage } from './child-messages.js';
 import type { CrawlNode } from '../crawl/crawl-node.js';
 import { onlyWhenChanged } from '../progress/host-tally.js';
@@ -15,6 +16,7 @@ import { refuseOptionLikeValues } from './option-like-values.js';
 import { snapshotOf } from '../progress/snapshot.js';
 import { loadHooks } from '../hooks/hooks.js';
 import { invokedAs } from './invoked-as.js';
+import { givenSettings } from '../config/crawl-settings.js';
 
 const VERSION = '0.1.0';
 
@@ -39,13 +41,15 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
   ).action(async (urls: string[], opts: CrawlOptionValues, cmd: Command) => {
     // A seeds file's bad lines are reported once: by the supervisor, not again by each node.
     const warn = process.env[SUPERVISED_ENV] ? () => undefined : (line: string) => process.stderr.write(`mountcrawl: warning: ${line}\n`);
-    const config = buildCrawlConfig(urls, opts, process.env, (name) => cmd.getOptionValueSource(name) === 'cli', warn);
+    const given = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
+    const config = buildCrawlConfig(urls, opts, process.env, given, warn);
+    const start = { given: givenSettings(given), hookFiles: hookFiles(opts) };
     const processes = parseProcesses(String(opts.processes));
     const tooMany = processesWarning(processes);
     if (tooMany !== undefined) warn(tooMany);
     if (processes > 1) {
       await loadHooks(hookFiles(opts)); // checked once here; each node loads them
-      result.code = await runSupervisor(config, processes, argv.slice(2));
+      result.code = await runSupervisor(config, start, processes, argv.slice(2));
       return;
     }
     const userHooks = await loadHooks(hookFiles(opts));
@@ -74,6 +78,7 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     };
     result.code = await runCrawl(
       supervised ? { ...config, startPeers: siblings - 1 } : config,
+      start,
       supervised ? { onProgress, onEnd } : {},
       userHooks,
     );
@@ -109,7 +114,14 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       '--max-attempts <n>',
       `count errs records final as a crawl with this --max-attempts would (default: the last run's, else ${DEFAULTS.maxAttempts})`,
     )
-    .action(async (opts: { data?: string; json?: boolean; wait?: boolean; maxAttempts?: string }) => {
+    .option('--watch', 'redraw a table of the nodes and totals about once a second, until Ctrl-C')
+    .action(async (opts: { data?: string; json?: boolean; wait?: boolean; maxAttempts?: string; watch?: boolean }) => {
+      if (opts.watch === true) {
+        const { watchStatus } = await import('./status-watch.js');
+        const data = resolveDataDir(opts.data, process.env);
+        result.code = await watchStatus(data, 1_000, process.stdout.isTTY === true, (text) => process.stdout.write(text));
+        return;
+      }
       const { statusCommand } = await import('./status-command.js');
       const maxAttempts = opts.maxAttempts === undefined ? {} : { maxAttempts: parseWhole('--max-attempts', opts.maxAttempts, 1) };
       result.code = await statusCommand(
@@ -118,6 +130,24 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
         out,
       );
     });
+
+  const config = dataDirOption(program.command('config').description("show the crawl's settings (docs/operations.md)"))
+    .option('--json', 'the settings file as it is')
+    .action(async (opts: { data?: string; json?: boolean }) => {
+      const { configShowCommand } = await import('./config-command.js');
+      result.code = await configShowCommand(resolveDataDir(opts.data, process.env), opts.json === true, out);
+    });
+  dataDirOption(
+    config
+      .command('set')
+      .description('change one setting of the crawl; running nodes apply delay, per-host and max-pages within a heartbeat')
+      .argument('<name>', 'a setting, as mountcrawl config names it (delay, include, ...)')
+      .argument('[values...]', 'its value (several for include, exclude, header, keep; none to empty those)'),
+  ).action(async (name: string, values: string[], opts: { data?: string }) => {
+    const { configSetCommand } = await import('./config-command.js');
+    const data = opts.data ?? (config.opts() as { data?: string }).data;
+    result.code = await configSetCommand(resolveDataDir(data, process.env), name, values, out);
+  });
 
   dataDirOption(
     program
@@ -226,12 +256,14 @@ function hookFiles(opts: CrawlOptionValues): string[] {
 /** A supervised node's progress messages: its counters, and its hosts when they changed (src/progress/host-tally.ts). */
 function progressToSupervisor(nodeId: string): (node: CrawlNode) => void {
   const changed = onlyWhenChanged();
+  const metrics = process.env[METRICS_ENV] === '1';
   return (node) => {
     const hosts = changed(node.ownedHosts());
     process.send!({
       type: 'progress',
       snapshot: snapshotOf(nodeId, node.stats),
       ...(hosts === undefined ? {} : { hosts }),
+      ...(metrics ? { metrics: sampleOf(node.stats) } : {}),
     } satisfies ChildMessage);
   };
 }

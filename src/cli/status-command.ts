@@ -1,10 +1,8 @@
-import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
-import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import { openExistingDataDir } from '../store/data-dir.js';
-import type { Layout } from '../store/layout.js';
 import { readJsonValidated } from '../store/read-record.js';
 import { errorsApart, formatByCode, names, readHoldings, type HostHoldings, type Holdings } from '../store/holdings.js';
 import { judgedMaxAttempts, readNodeEnds, readRunState, type JudgedMaxAttempts } from '../store/run-state.js';
+import { seeNodes, type SeenNode } from './node-records.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
 import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
 
@@ -18,7 +16,7 @@ export interface StatusReport {
   /** The --max-attempts errs records are judged final by (judgedMaxAttempts). */
   readonly maxAttempts: JudgedMaxAttempts;
   readonly seeds: number;
-  readonly nodes: readonly (NodeRecord & { alive: boolean | null })[];
+  readonly nodes: readonly SeenNode[];
   readonly hosts: readonly HostStatus[];
   readonly lastActivity: string | null;
   /** Complete, stopped with work left, running, ... (see describeCrawlState). */
@@ -31,44 +29,13 @@ export interface HostStatus extends HostHoldings {
   readonly lease: string | null;
 }
 
-async function readNodes(layout: Layout): Promise<NodeRecord[]> {
-  const out: NodeRecord[] = [];
-  for (const name of await names(layout.dir('nodes'))) {
-    if (!name.endsWith('.json')) continue;
-    try {
-      out.push(await readJsonValidated(layout.mount, `${layout.dir('nodes')}/${name}`, asNodeRecord));
-    } catch {
-      // vanished between listing and reading
-    }
-  }
-  return out;
-}
-
 /**
- * Reads the state of a crawl from its data directory. With `wait`, node records are read
- * twice, one heartbeat apart: a node is alive when its counter moved (the same rule nodes
- * use; clocks are not compared). Without it, aliveness is unknown (null) except for
- * processes of this machine. Errs records are final or not under `maxAttempts`
- * (judgedMaxAttempts).
+ * Reads the state of a crawl from its data directory; `wait`: tell live nodes from dead ones
+ * (seeNodes). Errs records are final or not under `maxAttempts` (judgedMaxAttempts).
  */
 export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?: number): Promise<StatusReport> {
   const layout = await openExistingDataDir(dataDir);
-  const first = await readNodes(layout);
-  let nodes: (NodeRecord & { alive: boolean | null })[];
-  if (wait && first.length > 0) {
-    const pause = Math.min(5_000, Math.max(...first.map((n) => n.heartbeatMs ?? 1_000)) * 1.5 + 200);
-    await new Promise((resolve) => setTimeout(resolve, pause));
-    const second = new Map((await readNodes(layout)).map((n) => [n.id, n]));
-    nodes = first.map((n) => {
-      const later = second.get(n.id);
-      return {
-        ...(later ?? n),
-        alive: later !== undefined && later.counter !== n.counter && later.state !== 'done' && !isDeadLocalProcess(later),
-      };
-    });
-  } else {
-    nodes = first.map((n) => ({ ...n, alive: isDeadLocalProcess(n) || n.state === 'done' ? false : null }));
-  }
+  const nodes = await seeNodes(layout, wait);
 
   const leases = new Map<string, string>();
   for (const name of await names(layout.dir('hosts'))) {

@@ -13,51 +13,18 @@ import { reconcileNormalization } from '../crawl/normalization.js';
 import { NORMALIZATION_VERSION } from '../url/normalize.js';
 import { politenessStartLine } from '../progress/politeness-notes.js';
 import { holdingsLine, holdingsOf, judgeOutcome } from './run-outcome.js';
+import { idleNodesLines } from './idle-nodes.js';
+import type { CrawlStart } from './crawl-command.js';
+import { settleSettings } from '../config/settings-file.js';
+import { othersAlive } from './node-records.js';
+import type { MetricSample } from '../metrics/metric-sample.js';
 import { knownErrs, type ChildMessage, type HeldErrsMessage } from './child-messages.js';
 import { backoffMs } from '../frontier/retry-policy.js';
 
 /** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
 export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
-
-/** A node of --processes that fetched nothing and failed nothing, for idleNodesLines. */
-export interface IdleNode {
-  /** 0-based. */
-  readonly index: number;
-  /** The most hosts it owned at once; undefined when it did not say. */
-  readonly hostsOwnedMost: number | undefined;
-}
-
-/**
- * The end lines that say why nodes fetched nothing (under host partitioning): the crawl was
- * already complete (every node fetched nothing, the data directory holds pages), its hosts had
- * nothing left to fetch, or it owned no host at all (rendezvous hashing gave them to others).
- */
-export function idleNodesLines(idle: readonly IdleNode[], all: { nodes: number; pages: number; hosts: number }): string[] {
-  const names = (list: readonly IdleNode[]): string => list.map((s) => `node ${s.index + 1}`).join(', ');
-  const lines: string[] = [];
-  const ownedNone = idle.filter((s) => s.hostsOwnedMost === 0);
-  const ownedSome = idle.filter((s) => s.hostsOwnedMost !== 0);
-  if (ownedSome.length > 0) {
-    if (idle.length === all.nodes && all.pages > 0) {
-      lines.push(
-        `nothing left to fetch: the crawl was already complete (${all.pages} pages in the data directory); no node fetched anything`,
-      );
-      return lines;
-    }
-    const known = ownedSome.filter((s) => s.hostsOwnedMost !== undefined);
-    if (known.length > 0)
-      lines.push(`${names(known)} fetched nothing: nothing left to fetch on the hosts ${known.length === 1 ? 'it' : 'they'} owned`);
-    const unknown = ownedSome.filter((s) => s.hostsOwnedMost === undefined);
-    if (unknown.length > 0) lines.push(`${names(unknown)} fetched nothing`);
-  }
-  if (ownedNone.length > 0) {
-    lines.push(
-      `${names(ownedNone)} fetched nothing: owned no host: rendezvous hashing gave ${all.hosts === 1 ? 'the only host' : `each of the ${all.hosts} hosts`} ` +
-        `to another node (one node per host; --partition url shares one host's pages between nodes)`,
-    );
-  }
-  return lines;
-}
+/** Set to 1 for the children of a supervisor that serves /metrics: their progress messages then carry their counters. */
+export const METRICS_ENV = 'MOUNTCRAWL_SEND_METRICS';
 
 const BIN = fileURLToPath(new URL('../../../bin/mountcrawl.js', import.meta.url));
 
@@ -74,17 +41,23 @@ const MAX_BACKOFF_MS = 30_000;
 /** A child that crashes this many times in a row is given up on. */
 const MAX_CRASHES = 5;
 
-/** The command line of a child: the parent's, without --processes, with its own node id when one was given. */
+/** Options of the supervisor alone: its children are not given them. */
+const SUPERVISOR_ONLY = ['--processes', '--metrics-port', '--metrics-host'];
+
+/**
+ * The command line of a child: the parent's, without --processes and the metrics options (the
+ * supervisor serves its nodes' metrics), with its own node id when one was given.
+ */
 export function childArgs(argv: readonly string[], index: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--processes' || a === '--node-id') {
+    if (SUPERVISOR_ONLY.includes(a) || a === '--node-id') {
       const value = argv[++i];
       if (a === '--node-id' && value !== undefined) out.push('--node-id', `${value}-${index + 1}`);
       continue;
     }
-    if (a.startsWith('--processes=')) continue;
+    if (SUPERVISOR_ONLY.some((o) => a.startsWith(`${o}=`))) continue;
     if (a.startsWith('--node-id=')) {
       out.push(`--node-id=${a.slice('--node-id='.length)}-${index + 1}`);
       continue;
@@ -119,6 +92,8 @@ interface Slot {
   crashes: number;
   exitCode: number | undefined;
   restartTimer: NodeJS.Timeout | undefined;
+  /** The child's node id and counters, from its last progress message (--metrics-port). */
+  metrics: readonly [string, MetricSample] | undefined;
 }
 
 /**
@@ -128,16 +103,25 @@ interface Slot {
  * (a bar per node and a total), passes Ctrl-C and SIGTERM on (a second one kills them at
  * once), and exits with the worst child status.
  */
-export async function runSupervisor(config: CrawlConfig, processes: number, argv: readonly string[]): Promise<number> {
-  const logger = new StreamLogger({ json: config.json, verbose: config.verbose, quiet: !config.progress, nodeId: 'supervisor' });
+export async function runSupervisor(
+  options: CrawlConfig,
+  settings: CrawlStart,
+  processes: number,
+  argv: readonly string[],
+): Promise<number> {
+  const logger = new StreamLogger({ json: options.json, verbose: options.verbose, quiet: !options.progress, nodeId: 'supervisor' });
   // Problems with the seeds or the data directory are reported once, here (the seeds first:
   // nothing is created for a crawl that has nothing to start from).
-  await refuseWithoutSeeds(config);
-  const { layout, marker } = await openDataDir(config.dataDir, config.nodeId, {
+  await refuseWithoutSeeds(options);
+  const { layout, marker } = await openDataDir(options.dataDir, options.nodeId, {
     version: NORMALIZATION_VERSION,
-    sessionParams: [...config.normalize.sessionParams].sort(),
+    sessionParams: [...options.normalize.sessionParams].sort(),
   });
-  reconcileNormalization(marker, config);
+  reconcileNormalization(marker, options);
+  // A conflict is told once, here; the children then adopt what this wrote or read.
+  const settled = await settleSettings(options, settings, settings.given, () => othersAlive(layout, options.nodeId));
+  const config = settled.config;
+  for (const line of settled.changed) logger.info(`a new run changes the crawl's settings (revision ${settled.record.revision}): ${line}`);
   const display = new ProgressDisplay({ enabled: config.progress, json: config.json }, logger);
   const slots: Slot[] = Array.from({ length: processes }, (_, index) => ({
     index,
@@ -147,7 +131,11 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     crashes: 0,
     exitCode: undefined,
     restartTimer: undefined,
+    metrics: undefined,
   }));
+  const metrics = config.metrics && (await import('../metrics/metrics-server.js'));
+  const served = metrics && (await metrics.serveSamples(config.metrics!, () => slots.flatMap((s) => (s.metrics ? [s.metrics] : []))));
+  if (served) logger.info(`metrics of ${processes} nodes at ${served.url}`);
   let stopping: NodeJS.Signals | undefined;
   let resolveAll: () => void;
   const allDone = new Promise<void>((resolve) => (resolveAll = resolve));
@@ -175,7 +163,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
     slot.restartTimer = undefined;
     const child = fork(BIN, childArgs(argv, slot.index), {
       execArgv: childExecArgv(process.execArgv, process.env.NODE_OPTIONS),
-      env: { ...process.env, [SUPERVISED_ENV]: String(processes) },
+      env: { ...process.env, [SUPERVISED_ENV]: String(processes), [METRICS_ENV]: served ? '1' : '0' },
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       detached: true, // its own process group: Ctrl-C reaches the supervisor, which passes it on once
     });
@@ -193,6 +181,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
       if (m?.type !== 'progress') return;
       const wasIdle = slot.snapshot?.state === 'idle';
       slot.snapshot = { ...m.snapshot, label: `node ${slot.index + 1}` };
+      if (m.metrics !== undefined) slot.metrics = [m.snapshot.label, m.metrics];
       if (m.hosts !== undefined) tally.set(slot.index, m.hosts);
       if (!wasIdle && m.snapshot.state === 'idle') nudge(slot);
     });
@@ -250,6 +239,7 @@ export async function runSupervisor(config: CrawlConfig, processes: number, argv
   logger.info(politenessStartLine(config));
   for (const slot of slots) start(slot);
   await allDone;
+  await served?.close();
   display.stop(snapshots());
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

@@ -126,6 +126,8 @@ export interface CrawlConfig {
   readonly sitemapUrls?: readonly string[];
   /** --sitemaps: also follow the `Sitemap:` lines of robots.txt (docs/sitemaps.md). */
   readonly sitemapsFromRobots?: boolean;
+  /** --metrics-port and --metrics-host: where this node (or supervisor) serves /metrics (docs/operations.md). */
+  readonly metrics?: { readonly host: string; readonly port: number };
 }
 
 /** Defaults of a polite crawler; the CLI documents each (docs/options.md). */

@@ -15,6 +15,13 @@ export function parseWhole(flag: string, raw: string, min: number, allowInfinity
   return Number(v);
 }
 
+/** A TCP port, 0 (any free port) to 65535. */
+export function parsePort(flag: string, raw: string): number {
+  const port = parseWhole(flag, raw, 0);
+  if (port > 65_535) throw usageError(`${flag} must be a port number from 0 to 65535, got ${JSON.stringify(raw)}`);
+  return port;
+}
+
 /** Longest delay a Node.js timer takes (about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { idleNodesLines } from '../../../src/cli/supervisor.js';
+import { idleNodesLines } from '../../../src/cli/idle-nodes.js';
 
 describe('idleNodesLines: why nodes of --processes fetched nothing', () => {
   test('every node owned hosts and fetched nothing on a directory with pages: the crawl was already complete', () => {
