@@ -27,10 +27,11 @@ interface Summary {
  */
 async function crawlPair(
   extra: readonly string[],
+  latencyMs = 30,
 ): Promise<{ site: LoopbackSite; busy: Summary; idle: Summary & { stderr: string }; cleanup: () => Promise<void> }> {
   let started: LoopbackSite | undefined;
   const handle = generatedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 5, crossLinks: 1 }, () => started!.hosts);
-  const site = await LoopbackSite.start({ hosts: HOSTS, latencyMs: 30, handle });
+  const site = await LoopbackSite.start({ hosts: HOSTS, latencyMs, handle });
   started = site;
   const data = await tempDir();
   try {
@@ -128,7 +129,8 @@ describe('lending hosts', { timeout: 120_000 }, () => {
   });
 
   test('no host waits for a slot (--concurrency 32 --per-host 2): the node that owns no host still gets one, and says once why it had none', async () => {
-    const r = await crawlPair(['--concurrency', '32', '--per-host', '2']);
+    // Slow answers: the busy node still crawls when the idle one has started, however loaded the machine.
+    const r = await crawlPair(['--concurrency', '32', '--per-host', '2'], 200);
     try {
       assert.ok((r.busy.hostsLent ?? 0) > 0, `the busy node lent nothing: ${JSON.stringify(r.busy)}`);
       assert.ok(r.idle.pages > 0, 'the node with no host of its own fetched nothing');
