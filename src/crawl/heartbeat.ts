@@ -265,8 +265,9 @@ export class Heartbeat {
       }
       if (wasFenced) log.info('reached the mount again');
       const serverNow = p.membership.serverTime?.mtimeMs;
-      if (this.#ticks % SWEEP_EVERY === 1 && serverNow !== undefined) {
-        const removed = await sweepStaleTemps(p.layout, serverNow, 10 * config.deadAfterMs);
+      // And at once when a node was lost: what it was writing when it was killed goes before the crawl may end.
+      if ((this.#ticks % SWEEP_EVERY === 1 || departed.lost.length > 0) && serverNow !== undefined) {
+        const removed = await sweepStaleTemps(p.layout, serverNow, 10 * config.deadAfterMs, (id) => p.membership.isGone(id));
         if (removed > 0) log.debug('removed stale temp files', { count: removed });
       }
       p.requests.pump();

@@ -6,10 +6,17 @@ import { SCHEDULE_DIR, tempOwner } from './layout.js';
  * Removes temporary files that a killed process left in the shared directories that have
  * no host owner (nodes/, hosts/, seeds/, robots/, and schedule/ of recrawls): only those older than `maxAgeMs` by the
  * mount's own clock (`serverNowMs`, the mtime the server gave this node's latest heartbeat),
- * since a live writer's temp file exists for milliseconds. Per-host directories are cleaned
- * by the host's owner when it takes the host (HostStore.listHost). Returns how many went.
+ * since a live writer's temp file exists for milliseconds, and whatever their age those whose
+ * writer is `gone` (Membership.isGone: a node killed mid-write, seen dead). Per-host
+ * directories are cleaned by the host's owner when it takes the host (HostStore.listHost).
+ * Returns how many went.
  */
-export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAgeMs: number): Promise<number> {
+export async function sweepStaleTemps(
+  layout: Layout,
+  serverNowMs: number,
+  maxAgeMs: number,
+  gone: (nodeId: string) => boolean = () => false,
+): Promise<number> {
   let removed = 0;
   const { fs } = layout;
   // Hand-off inboxes too (docs/protocol.md, "Hand-offs"): a writer killed mid-write leaves one there.
@@ -27,10 +34,11 @@ export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAg
       continue;
     }
     for (const entry of entries) {
-      if (tempOwner(entry) === undefined) continue;
+      const owner = tempOwner(entry);
+      if (owner === undefined) continue;
       const path = join(dir, entry);
       try {
-        if (serverNowMs - (await fs.stat(path)).mtimeMs > maxAgeMs) {
+        if (gone(owner) || serverNowMs - (await fs.stat(path)).mtimeMs > maxAgeMs) {
           await fs.unlink(path);
           removed++;
         }

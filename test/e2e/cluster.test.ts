@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -126,10 +127,18 @@ describe('several nodes on one data directory', () => {
     // Deterministic on a loaded machine (the joiner once found nothing left): after the first
     // 5 requests to each host the joiner will own, a and b get those hosts' pages slowly (one
     // per second per request slot), so that the pages are still there when a and b see the
-    // joiner and hand the hosts over, however long that takes. The joiner's own requests (its
-    // User-Agent) are answered at once. No request is held indefinitely: a and b keep going.
-    before = async (req, host) => {
-      if (!joinerHosts.has(host.index) || req.headers['user-agent'] === 'joiner') return;
+    // joiner and hand the hosts over, however long that takes. Requests for a host whose lease
+    // the joiner holds are answered at once (every node of a crawl sends the same User-Agent:
+    // the lease tells who asks). No request is held indefinitely: a and b keep going.
+    const leasedToJoiner = (hostDir: string): boolean => {
+      try {
+        return JSON.parse(readFileSync(join(data.path, 'hosts', `${hostDir}.lease`), 'utf8')).node === joinerId;
+      } catch {
+        return false;
+      }
+    };
+    before = async (_req, host) => {
+      if (!joinerHosts.has(host.index) || leasedToJoiner(host.hostDir)) return;
       const origin = `${host.origin}/`;
       const started = [...site.counts].filter(([u]) => u.startsWith(origin)).reduce((a, [, n]) => a + n, 0);
       if (started > 5) await new Promise((r) => setTimeout(r, 1_000));
@@ -146,8 +155,6 @@ describe('several nodes on one data directory', () => {
       '4',
       '--node-id',
       joinerId,
-      '--user-agent',
-      'joiner',
       ...FAST,
     ]);
     const results = await Promise.all([...first, joiner].map((n) => n.done));

@@ -72,6 +72,16 @@ describe('sweepStaleTemps', () => {
     assert.deepEqual(await readdir(layout.dir('hosts')), []);
   });
 
+  test("a temp file of a writer that is gone goes at once, whatever its age; a live writer's young one stays", async () => {
+    const layout = await freshLayout();
+    const deadOwners = join(layout.dir('robots'), '.example.org.txt~n3~zz0001.tmp');
+    const live = join(layout.dir('robots'), '.example.net.txt~n2~zz0002.tmp');
+    await fileAged(deadOwners, 1_000);
+    await fileAged(live, 1_000);
+    assert.equal(await sweepStaleTemps(layout, SERVER_NOW, MAX_AGE, (id) => id === 'n3'), 1);
+    assert.deepEqual(await readdir(layout.dir('robots')), ['.example.net.txt~n2~zz0002.tmp']);
+  });
+
   test('missing directories are skipped', async () => {
     const layout = new Layout(join(root, `t${counter++}`));
     await mkdir(join(layout.root, 'hosts'), { recursive: true });
