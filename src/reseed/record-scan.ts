@@ -1,7 +1,7 @@
 import fg from 'fast-glob';
 import type { OfferResult } from '../frontier/admission/admission.js';
 import type { Layout } from '../store/layout.js';
-import { listLinksKeys, readHostSummary, uncoveredKeys } from '../store/host-summary.js';
+import { listLinksKeys, readSummaryFile, uncoveredKeys } from '../store/host-summary.js';
 import { readRecord } from '../store/read-record.js';
 import { asLinksRecord, type Referrer } from '../store/records.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
@@ -178,18 +178,22 @@ async function summaryEntries(
   memo: LinkMemo,
   incomplete: Set<string>,
 ): Promise<string[] | undefined> {
-  const summary = await readHostSummary(o.layout, hostDir);
+  const summary = await readSummaryFile(o.layout, hostDir);
   if (summary === undefined) return undefined;
-  const missing = uncoveredKeys(summary, await listLinksKeys(o.layout, hostDir));
+  const missing = uncoveredKeys(
+    summary.pages.map((p) => p[0]),
+    await listLinksKeys(o.layout, hostDir),
+  );
   if (missing === undefined) return undefined;
   o.stats.summariesRead++;
   let complete = true;
-  for (const [link, key] of summary.links) {
-    const page = summary.pages.get(key)!;
-    const offered = offerLinks([link], page.depth + 1, o, memo, page);
+  const referrers = summary.pages.map(([, url, depth]) => ({ url, depth }));
+  for (const [link, i] of summary.links) {
+    const referrer = referrers[i]!;
+    const offered = offerLinks([link], referrer.depth + 1, o, memo, referrer);
     if (!(typeof offered === 'boolean' ? offered : await offered)) complete = false;
   }
-  if (complete) for (const key of summary.pages.keys()) read.add(key);
+  if (complete) for (const page of summary.pages) read.add(page[0]);
   else incomplete.add(hostDir);
   return missing.map((key) => `${hostDir}/${key}.json`);
 }

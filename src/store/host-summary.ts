@@ -26,13 +26,13 @@ export interface HostSummary {
   readonly links: Map<string, string>;
 }
 
-/** The file: pages as [key, url, depth], links as [url, index of their page in `pages`]. */
-interface SummaryFile {
+/** The file, as a reseed reads it: pages as [key, url, depth], links as [url, index of their page in `pages`]. */
+export interface SummaryFile {
   readonly v: number;
   readonly host: string;
   readonly writtenAt: string;
-  readonly pages: [string, string, number][];
-  readonly links: [string, number][];
+  readonly pages: readonly (readonly [string, string, number])[];
+  readonly links: readonly (readonly [string, number])[];
 }
 
 export function emptySummary(): HostSummary {
@@ -49,34 +49,41 @@ export function addRecord(s: HostSummary, key: string, record: Pick<LinksRecord,
   }
 }
 
-/** Checks a parsed summary file and turns it into a HostSummary; throws TypeError (torn) on anything else. */
-function asSummary(hostDir: string): (value: unknown) => HostSummary {
+/** Checks a parsed summary file, entry by entry; throws TypeError (torn) on anything else. */
+function asSummaryFile(hostDir: string): (value: unknown) => SummaryFile {
   return (value) => {
     const f = value as Partial<SummaryFile> | null;
     if (f === null || typeof f !== 'object' || f.v !== FORMAT || f.host !== hostDir || !Array.isArray(f.pages) || !Array.isArray(f.links)) {
       throw new TypeError('not a valid host summary');
     }
-    const s = emptySummary();
-    const keys: string[] = [];
     for (const p of f.pages) {
       if (!Array.isArray(p) || !isKey(p[0]) || typeof p[1] !== 'string' || typeof p[2] !== 'number')
         throw new TypeError('not a valid host summary');
-      s.pages.set(p[0], { url: p[1], depth: p[2] });
-      keys.push(p[0]);
     }
+    const count = f.pages.length;
     for (const l of f.links) {
-      const key = Array.isArray(l) && typeof l[0] === 'string' && typeof l[1] === 'number' ? keys[l[1]] : undefined;
-      if (key === undefined) throw new TypeError('not a valid host summary');
-      s.links.set(l[0], key);
+      if (!Array.isArray(l) || typeof l[0] !== 'string' || typeof l[1] !== 'number' || !(l[1] >= 0 && l[1] < count)) {
+        throw new TypeError('not a valid host summary');
+      }
     }
-    return s;
+    return f as SummaryFile;
   };
 }
 
-/** Reads `summaries/<host>.json`; undefined when absent, torn or not of this format (rebuilt from the records). */
-export async function readHostSummary(layout: Layout, hostDir: string): Promise<HostSummary | undefined> {
-  const read = await readRecord(layout.mount, layout.summary(hostDir), asSummary(hostDir));
+/** Reads `summaries/<host>.json` as it is; undefined when absent, torn or not of this format (rebuilt from the records). */
+export async function readSummaryFile(layout: Layout, hostDir: string): Promise<SummaryFile | undefined> {
+  const read = await readRecord(layout.mount, layout.summary(hostDir), asSummaryFile(hostDir));
   return read.kind === 'value' ? read.value : undefined;
+}
+
+/** Reads a host's summary, to add to it; undefined as readSummaryFile. */
+export async function readHostSummary(layout: Layout, hostDir: string): Promise<HostSummary | undefined> {
+  const file = await readSummaryFile(layout, hostDir);
+  if (file === undefined) return undefined;
+  const s = emptySummary();
+  for (const [key, url, depth] of file.pages) s.pages.set(key, { url, depth });
+  for (const [url, i] of file.links) s.links.set(url, file.pages[i]![0]);
+  return s;
 }
 
 /** Writes a host's summary whole (temp + rename, docs/protocol.md invariant 1). */
@@ -87,12 +94,12 @@ export async function writeHostSummary(
   options: { nodeId: string; fsync: boolean; nowMs: number },
 ): Promise<void> {
   const index = new Map<string, number>();
-  const pages: [string, string, number][] = [];
+  const pages: (readonly [string, string, number])[] = [];
   for (const [key, p] of s.pages) {
     index.set(key, pages.length);
     pages.push([key, p.url, p.depth]);
   }
-  const links: [string, number][] = [];
+  const links: (readonly [string, number])[] = [];
   for (const [url, key] of s.links) links.push([url, index.get(key)!]);
   const file: SummaryFile = { v: FORMAT, host: hostDir, writtenAt: new Date(options.nowMs).toISOString(), pages, links };
   const path = layout.summary(hostDir);
@@ -122,10 +129,14 @@ export async function listLinksKeys(layout: Layout, hostDir: string): Promise<st
  * page it covers is in the listing `keys` (else it is ignored, as if absent); returns the
  * listed keys it does not cover, whose records must be read.
  */
-export function uncoveredKeys(s: HostSummary, keys: readonly string[]): string[] | undefined {
+export function uncoveredKeys(pageKeys: Iterable<string>, keys: readonly string[]): string[] | undefined {
   const listed = new Set(keys);
-  for (const key of s.pages.keys()) if (!listed.has(key)) return undefined;
-  return keys.filter((k) => !s.pages.has(k));
+  const covered = new Set<string>();
+  for (const key of pageKeys) {
+    if (!listed.has(key)) return undefined;
+    covered.add(key);
+  }
+  return keys.filter((k) => !covered.has(k));
 }
 
 /**
@@ -139,7 +150,7 @@ export async function currentHostSummary(
   known: ReadonlyMap<string, Pick<LinksRecord, 'url' | 'depth' | 'links'>> = new Map(),
 ): Promise<{ summary: HostSummary; recordsRead: number; changed: boolean }> {
   const [file, keys] = await Promise.all([readHostSummary(layout, hostDir), listLinksKeys(layout, hostDir)]);
-  const missing = file === undefined ? undefined : uncoveredKeys(file, keys);
+  const missing = file === undefined ? undefined : uncoveredKeys(file.pages.keys(), keys);
   const summary = missing === undefined ? emptySummary() : file!;
   let recordsRead = 0;
   const toRead: string[] = [];
