@@ -4,11 +4,17 @@ import type { Logger } from '../progress/logger.js';
 import { currentHostSummary, writeHostSummary } from '../store/host-summary.js';
 import type { Layout } from '../store/layout.js';
 import type { LinksRecord } from '../store/records.js';
+import { mapLimit } from '../util/map-limit.js';
 
 /** A host's summary is written again after this many new pages of it... */
 export const SUMMARY_EVERY_PAGES = 1000;
 /** ...or at its first new page this long after the last write. */
 export const SUMMARY_EVERY_MS = 60_000;
+
+/** At a clean stop, summaries are begun for this long... */
+export const SUMMARY_STOP_BUDGET_MS = 10_000;
+/** ...this many hosts at a time. */
+const FLUSH_PARALLELISM = 4;
 
 type Page = Pick<LinksRecord, 'url' | 'depth' | 'links'>;
 
@@ -65,9 +71,14 @@ export class SummaryWriter {
     this.#hosts.delete(hostDir);
   }
 
-  /** A clean stop: every host with new pages has its summary written (before the leases go). */
-  async flushAll(): Promise<void> {
-    await Promise.all([...this.#hosts.keys()].map((dir) => this.forget(dir, true)));
+  /**
+   * A clean stop: the hosts with new pages have their summaries written (before the leases
+   * go), a few at a time, those begun within `budgetMs`: a summary made from scratch reads
+   * every record of its host, and one not written is only made by a later holder.
+   */
+  async flushAll(budgetMs: number = SUMMARY_STOP_BUDGET_MS): Promise<void> {
+    const until = this.#clock.monotonic() + budgetMs;
+    await mapLimit([...this.#hosts.keys()], FLUSH_PARALLELISM, (dir) => this.forget(dir, this.#clock.monotonic() < until));
   }
 
   /** Brings the host's summary up to date and writes it; a failure only leaves the last one (its readers read more records). */
