@@ -13,8 +13,8 @@ export const SUMMARY_EVERY_MS = 60_000;
 
 /** At a clean stop, summaries are begun for this long... */
 export const SUMMARY_STOP_BUDGET_MS = 10_000;
-/** ...this many hosts at a time. */
-const FLUSH_PARALLELISM = 4;
+/** Summaries written at once (each holds its host's pages and links in memory while it is made). */
+const WRITE_PARALLELISM = 4;
 
 type Page = Pick<LinksRecord, 'url' | 'depth' | 'links'>;
 
@@ -39,6 +39,9 @@ export class SummaryWriter {
   readonly #log: Logger;
   readonly #options: { nodeId: string; fsync: boolean };
   readonly #hosts = new Map<string, HostPending>();
+  /** Writes under way (at most WRITE_PARALLELISM), and those waiting for their turn. */
+  #active = 0;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(deps: { layout: Layout; clock: Clock; log: Logger; nodeId: string; fsync: boolean }) {
     this.#layout = deps.layout;
@@ -78,7 +81,7 @@ export class SummaryWriter {
    */
   async flushAll(budgetMs: number = SUMMARY_STOP_BUDGET_MS): Promise<void> {
     const until = this.#clock.monotonic() + budgetMs;
-    await mapLimit([...this.#hosts.keys()], FLUSH_PARALLELISM, (dir) => this.forget(dir, this.#clock.monotonic() < until));
+    await mapLimit([...this.#hosts.keys()], WRITE_PARALLELISM, (dir) => this.forget(dir, this.#clock.monotonic() < until));
   }
 
   /** Brings the host's summary up to date and writes it; a failure only leaves the last one (its readers read more records). */
@@ -86,6 +89,8 @@ export class SummaryWriter {
     const written = new Map(h.pages);
     h.lastWriteMs = this.#clock.monotonic();
     const run = async (): Promise<void> => {
+      if (this.#active < WRITE_PARALLELISM) this.#active++;
+      else await new Promise<void>((resolve) => this.#waiting.push(resolve)); // a finished write hands its turn on
       try {
         const { summary, changed } = await currentHostSummary(this.#layout, hostDir, written);
         if (changed) await writeHostSummary(this.#layout, hostDir, summary, { ...this.#options, nowMs: this.#clock.now() });
@@ -94,6 +99,9 @@ export class SummaryWriter {
         this.#log.debug('host summary not written', { host: hostDir, error: describeError(err) });
       } finally {
         h.writing = undefined;
+        const next = this.#waiting.shift();
+        if (next !== undefined) next();
+        else this.#active--;
       }
     };
     h.writing = run();
