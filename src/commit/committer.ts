@@ -6,7 +6,7 @@ import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
-import type { Referrer } from '../store/records.js';
+import type { LinksRecord, Referrer } from '../store/records.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { buildErrsRecord, buildLinksRecord } from './build-records.js';
@@ -40,6 +40,8 @@ export interface CommitterDeps {
   readonly handoffs?: { found(url: string, hostDir: string, depth: number, referrer?: Referrer): void } | undefined;
   /** Revisits (--recrawl-after): history, change detection, next due time. */
   readonly recrawler?: Recrawler | undefined;
+  /** Host summaries (docs/protocol.md, "Host summaries"): told of every links record written. */
+  readonly summaries?: { pageWritten(hostDir: string, key: string, record: LinksRecord): void } | undefined;
   /** Called after every page stored (the mount works). */
   readonly onStored: () => void;
   /** --warc: what was fetched is written to the WARC files before it is committed. */
@@ -96,6 +98,7 @@ export class Committer {
     if (host.errsOf(key) !== undefined) await store.removeErrs(host.dir, key);
     host.markDone(key);
     recrawler?.committed(host, record, key);
+    this.#d.summaries?.pageWritten(host.dir, key, record);
     this.#d.onStored();
     stats.pages++;
     if (c.body !== null) {

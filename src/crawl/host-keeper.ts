@@ -29,6 +29,8 @@ export interface HostKeeperDeps {
   readonly wake: () => void;
   /** Revisits (--recrawl-after): pages with links records are scheduled, not done. */
   readonly recrawler?: Recrawler | undefined;
+  /** Host summaries (docs/protocol.md): written before a host's lease is released. */
+  readonly summaries?: { forget(hostDir: string, write: boolean): Promise<void> } | undefined;
   /** Sitemaps (docs/sitemaps.md): those known at take are registered before the queue starts. */
   readonly sitemaps?: Sitemaps | undefined;
   /**
@@ -234,8 +236,9 @@ export class HostKeeper {
       log.warn('lost the lease of a host', { host: host.dir });
     }
     const finish = async (): Promise<void> => {
-      // The schedule is written while the lease is still ours, never after it was lost.
+      // The schedule and the summary are written while the lease is still ours, never after it was lost.
       await this.#d.recrawler?.forget(host.dir, why === 'moved' && hadLease);
+      await this.#d.summaries?.forget(host.dir, why === 'moved' && hadLease);
       if (why === 'moved' && hadLease) await leases.release(host.dir).catch(() => undefined);
       else leases.forget(host.dir);
       frontier.forget(host.dir);

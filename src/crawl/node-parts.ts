@@ -31,6 +31,7 @@ import { reconcileNormalization } from './normalization.js';
 import { RequestRunner } from './request-runner.js';
 import { Reseeder } from '../reseed/reseeder.js';
 import { Recrawler } from '../recrawl/recrawler.js';
+import { SummaryWriter } from './summary-writer.js';
 import { Sitemaps, hasSitemapSeeds } from '../sitemap/sitemaps.js';
 
 /** The parts of a node that exist once its data directory is open. */
@@ -53,6 +54,8 @@ export interface Parts {
   readonly handoffs: HandoffExchange | undefined;
   /** Revisits (--recrawl-after); undefined without. */
   readonly recrawler: Recrawler | undefined;
+  /** Host summaries (docs/protocol.md), written by a host's lease holder; not with --recrawl-after or --partition url. */
+  readonly summaries: SummaryWriter | undefined;
 }
 
 /** What the parts ask of the node that runs them. */
@@ -104,7 +107,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
   });
   const membership = new Membership(layout, config, { clock });
   const leases = new Leases(layout, config.nodeId, (id) => membership.isAlive(id));
-  const reseeder = new Reseeder(layout, { clock, serverTime: () => membership.serverTime });
+  const reseeder = new Reseeder(layout, { clock, serverTime: () => membership.serverTime, summaries: config.recrawl === undefined });
   const robots = new RobotsCache(
     layout,
     { userAgent: config.userAgent, maxAgeMs: config.robotsMaxAgeMs, nodeId: config.nodeId, fsync: config.fsync },
@@ -142,8 +145,13 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
           offer: (u: string, h: string, d: number): unknown => offerQuietly(admission, u, h, d, control),
         })
       : undefined;
+  const summaries =
+    config.partition === 'host' && config.recrawl === undefined
+      ? new SummaryWriter({ layout, clock, log, nodeId: config.nodeId, fsync: config.fsync })
+      : undefined;
   const keeper = new HostKeeper({
     recrawler,
+    summaries,
     sitemaps,
     config,
     clock,
@@ -193,6 +201,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     hookEnv,
     handoffs,
     recrawler,
+    summaries,
     onStored: () => guard.stored(),
     warc: env.warc,
   });
@@ -256,6 +265,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     extractor,
     handoffs,
     recrawler,
+    summaries,
   };
 }
 

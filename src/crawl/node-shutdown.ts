@@ -39,6 +39,7 @@ export async function shutDownNode(p: Parts, complete: boolean, o: ShutdownOptio
   p.requests.abort();
   await p.requests.drain(2_000);
   await p.recrawler?.flushAll().catch(() => undefined);
+  await p.summaries?.flushAll();
   const heldErrs = errsOfHostsHeld(p, o);
   await o.heartbeat.close();
   p.frontier.close();

@@ -1,6 +1,7 @@
 import fg from 'fast-glob';
 import type { OfferResult } from '../frontier/admission/admission.js';
 import type { Layout } from '../store/layout.js';
+import { listLinksKeys, readSummaryFile, uncoveredKeys } from '../store/host-summary.js';
 import { readRecord } from '../store/read-record.js';
 import { asLinksRecord, type Referrer } from '../store/records.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
@@ -34,6 +35,8 @@ export interface ScanOptions {
   readonly stats: ReseedStats;
   /** Reads every record, those read before too. */
   readonly full: boolean;
+  /** Takes a host's summary for the records it covers when the scan would read them all (docs/protocol.md, "Host summaries"). */
+  readonly summaries: boolean;
   /** The records of a directory whose links were all taken into account (the scan adds to it). */
   readOf(hostDir: string): KeySet;
 }
@@ -91,7 +94,8 @@ export async function scanRecords(hostDirs: readonly string[], o: ScanOptions): 
     const read = o.readOf(hostDir);
     let batch: Batch | undefined;
     try {
-      for await (const entry of recordEntries(o.layout, hostDir)) {
+      const fromSummary = o.summaries && (o.full || read.size === 0) ? await summaryEntries(hostDir, read, o, memo, incomplete) : undefined;
+      for await (const entry of fromSummary ?? recordEntries(o.layout, hostDir)) {
         if (failure !== undefined) return;
         const key = entry.slice(hostDir.length + 1, -5);
         if (!isKey(key)) continue;
@@ -160,6 +164,38 @@ async function* listedEntries(layout: Layout, hostDir: string): AsyncIterable<st
     throw err;
   }
   for (const name of names) if (name.endsWith('.json') && !name.startsWith('.')) yield `${hostDir}/${name}`;
+}
+
+/**
+ * Offers the links of a host's summary, when it has one that the listing of links/<host>
+ * does not contradict (host-summary.ts, uncoveredKeys), and marks its pages read; returns
+ * the records it does not cover, as recordEntries names them. Undefined: no usable summary.
+ */
+async function summaryEntries(
+  hostDir: string,
+  read: KeySet,
+  o: ScanOptions,
+  memo: LinkMemo,
+  incomplete: Set<string>,
+): Promise<string[] | undefined> {
+  const summary = await readSummaryFile(o.layout, hostDir);
+  if (summary === undefined) return undefined;
+  const missing = uncoveredKeys(
+    summary.pages.map((p) => p[0]),
+    await listLinksKeys(o.layout, hostDir),
+  );
+  if (missing === undefined) return undefined;
+  o.stats.summariesRead++;
+  let complete = true;
+  const referrers = summary.pages.map(([, url, depth]) => ({ url, depth }));
+  for (const [link, i] of summary.links) {
+    const referrer = referrers[i]!;
+    const offered = offerLinks([link], referrer.depth + 1, o, memo, referrer);
+    if (!(typeof offered === 'boolean' ? offered : await offered)) complete = false;
+  }
+  if (complete) for (const page of summary.pages) read.add(page[0]);
+  else incomplete.add(hostDir);
+  return missing.map((key) => `${hostDir}/${key}.json`);
 }
 
 /** Offers the links of one record; false when some did not fit in the frontier. */

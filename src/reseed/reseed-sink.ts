@@ -23,6 +23,8 @@ export interface ReseedSink {
 export interface ReseedStats {
   queued: number;
   recordsRead: number;
+  /** Host summaries taken for the records they cover (docs/protocol.md, "Host summaries"). */
+  summariesRead: number;
   dirsListed: number;
   dirsSkipped: number;
   seedsRead: number;

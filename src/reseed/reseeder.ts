@@ -46,8 +46,12 @@ export class Reseeder {
   readonly #dirs = new Map<string, DirState>();
   readonly #seedsRead = new Set<string>();
 
-  constructor(layout: Layout, deps: { clock: Clock; serverTime: () => { mtimeMs: number } | undefined }) {
+  /** Host summaries are read (docs/protocol.md, "Host summaries"; not with --recrawl-after, whose records change). */
+  readonly #summaries: boolean;
+
+  constructor(layout: Layout, deps: { clock: Clock; serverTime: () => { mtimeMs: number } | undefined; summaries?: boolean }) {
     this.#layout = layout;
+    this.#summaries = deps.summaries ?? true;
     this.#clock = deps.clock;
     this.#serverTime = deps.serverTime;
   }
@@ -84,7 +88,7 @@ export class Reseeder {
    */
   async reseed(sink: ReseedSink, full: boolean, scope: ReseedScope = 'all'): Promise<ReseedStats> {
     const started = this.#clock.monotonic();
-    const stats: ReseedStats = { queued: 0, recordsRead: 0, dirsListed: 0, dirsSkipped: 0, seedsRead: 0, durationMs: 0 };
+    const stats: ReseedStats = { queued: 0, recordsRead: 0, summariesRead: 0, dirsListed: 0, dirsSkipped: 0, seedsRead: 0, durationMs: 0 };
     const serverNow = this.#serverTime()?.mtimeMs;
     // Seeds first: they set the scope that decides which hosts are wanted. A full reseed
     // (hosts gained) offers them again: one of them may belong to a gained host.
@@ -127,7 +131,7 @@ export class Reseeder {
 
     const incomplete = await scanRecords(
       toList.map((d) => d.hostDir),
-      { layout: this.#layout, sink, stats, full, readOf: (hostDir) => this.#dir(hostDir).read },
+      { layout: this.#layout, sink, stats, full, summaries: this.#summaries, readOf: (hostDir) => this.#dir(hostDir).read },
     );
     for (const { hostDir, mtimeMs } of toList) {
       stats.dirsListed++;

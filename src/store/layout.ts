@@ -23,6 +23,8 @@ export const DIRS = Object.freeze({
 export const WARC_DIR = 'warc';
 /** Recrawl schedules (docs/recrawl.md): made by the first recrawl, not with the data directory. */
 export const SCHEDULE_DIR = 'schedule';
+/** Host summaries (docs/protocol.md, "Host summaries"): made by the first node that writes one. */
+export const SUMMARY_DIR = 'summaries';
 /** Sitemaps given with --sitemap (docs/sitemaps.md): made by the first node given one. */
 export const SITEMAPS_DIR = 'sitemaps';
 
@@ -92,6 +94,11 @@ export class Layout {
   /** The recrawl schedule of a host (docs/recrawl.md). */
   schedule(hostDir: string): string {
     return join(this.root, SCHEDULE_DIR, `${hostDir}.json`);
+  }
+
+  /** The summary of a host's links records (docs/protocol.md, "Host summaries"). */
+  summary(hostDir: string): string {
+    return join(this.root, SUMMARY_DIR, `${hostDir}.json`);
   }
 
   /** The directory of sitemaps given with --sitemap, one `<key>.url` file each (docs/sitemaps.md). */

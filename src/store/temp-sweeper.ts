@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { Layout } from './layout.js';
-import { SCHEDULE_DIR, tempOwner } from './layout.js';
+import { SCHEDULE_DIR, SUMMARY_DIR, tempOwner } from './layout.js';
 
 /**
  * Removes temporary files that a killed process left in the shared directories that have
- * no host owner (nodes/, hosts/, seeds/, robots/, and schedule/ of recrawls): only those older than `maxAgeMs` by the
+ * no host owner (nodes/, hosts/, seeds/, robots/, schedule/ of recrawls, summaries/): only those older than `maxAgeMs` by the
  * mount's own clock (`serverNowMs`, the mtime the server gave this node's latest heartbeat),
  * since a live writer's temp file exists for milliseconds, and whatever their age those whose
  * writer is `gone` (Membership.isGone: a node killed mid-write, seen dead). Per-host
@@ -24,6 +24,7 @@ export async function sweepStaleTemps(
   const dirs = [
     ...(['nodes', 'hosts', 'seeds', 'robots'] as const).map((name) => layout.dir(name)),
     join(layout.root, SCHEDULE_DIR),
+    join(layout.root, SUMMARY_DIR),
     ...inboxes.map((n) => layout.inbox(n)),
   ];
   for (const dir of dirs) {

@@ -331,7 +331,7 @@ describe('Reseeder: links records', () => {
     const { reseeder } = reseederFor(layout);
     const sink = new Sink(new Set(['a.example']));
     const stats = await reseeder.reseed(sink, false);
-    assert.deepEqual(stats, { queued: 0, recordsRead: 0, dirsListed: 0, dirsSkipped: 0, seedsRead: 0, durationMs: 0 });
+    assert.deepEqual(stats, { queued: 0, recordsRead: 0, summariesRead: 0, dirsListed: 0, dirsSkipped: 0, seedsRead: 0, durationMs: 0 });
     assert.deepEqual(sink.prepared, [[]]);
   });
 });
