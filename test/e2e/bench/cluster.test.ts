@@ -107,6 +107,8 @@ describe('bench:cluster smoke', { timeout: 240_000 }, () => {
     const args = [
       '--nodes',
       '2',
+      '--runs',
+      '1',
       '--hosts',
       '12',
       '--pages',
