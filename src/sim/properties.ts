@@ -119,6 +119,7 @@ export class Properties implements SiteObserver {
   checkMount(files: readonly { path: string; data: Buffer }[], site: SimSite, lostNodes: ReadonlySet<string>): void {
     const links = new Map<string, { finalUrl: string; status: number }>();
     const done = new Set<string>();
+    const gaveUp = new Set<string>();
     for (const { path, data } of files) {
       const name = posix.basename(path);
       const owner = tempOwner(name);
@@ -140,19 +141,22 @@ export class Properties implements SiteObserver {
         links.set(String(value.url), { finalUrl: String(value.finalUrl), status: Number(value.status) });
         done.add(String(value.url)).add(String(value.finalUrl));
       }
+      // Final, or left for a later run with its host when robots.txt could not be had (src/crawl/host-robots.ts):
+      // then the host's other URLs are left for that run too.
       if (top === 'errs' && value.final === true) done.add(String(value.url));
+      if (top === 'errs' && String(value.message).startsWith('robots.txt unavailable')) gaveUp.add(new URL(String(value.url)).host);
     }
-    this.#checkReached(site, links, done);
+    this.#checkReached(site, links, done, gaveUp);
   }
 
-  #checkReached(site: SimSite, links: Map<string, { finalUrl: string; status: number }>, done: Set<string>): void {
+  #checkReached(site: SimSite, links: Map<string, { finalUrl: string; status: number }>, done: Set<string>, gaveUp: Set<string>): void {
     const seen = new Set<string>(site.seeds);
     const queue = [...site.seeds];
     const missing: string[] = [];
     while (queue.length > 0) {
       const url = queue.shift()!;
       if (!done.has(url)) {
-        missing.push(url);
+        if (!gaveUp.has(new URL(url).host)) missing.push(url);
         continue;
       }
       const record = links.get(url);

@@ -24,7 +24,7 @@ export function drawSettings(rng: Random): SimSettings {
     concurrency: rng.between(2, 6),
     heartbeatMs: 200,
     deadAfterMs: 2000,
-    delayMs: rng.pick([0, 0, 20, 100]),
+    delayMs: rng.pick([50, 100, 200, 400]),
   };
 }
 

@@ -1,5 +1,4 @@
 import type { CrawlConfig } from '../config/crawl-config.js';
-import type { FetchedResponse, FetchOptions } from '../fetch/fetcher.js';
 import { FaultPlan, type FaultKind, type NodeFault } from './faults.js';
 import { MountServer, type ServerMutation } from './mount-server.js';
 import { MountView, type MountViewOptions } from './mount-view.js';
@@ -8,7 +7,7 @@ import { Random } from './random.js';
 import { Scheduler } from './scheduler.js';
 import { SIM_DATA_DIR, drawSettings, simNodeConfig } from './sim-config.js';
 import { SimClock, serverWall } from './sim-clock.js';
-import { SimSite } from './sim-site.js';
+import { SimSite, type SimFetcher } from './sim-site.js';
 import { Trace } from './trace.js';
 
 /** Everything one simulated node's process is given. */
@@ -16,9 +15,11 @@ export interface SimNodeEnv {
   readonly config: CrawlConfig;
   readonly clock: SimClock;
   readonly fs: MountView;
-  readonly fetcher: { fetch(url: string, options?: FetchOptions): Promise<FetchedResponse> };
+  readonly fetcher: SimFetcher;
   /** The process's source of random ids, drawn from the run's generator. */
   readonly random: () => number;
+  /** Where its log lines go (the trace, printed with --verbose). */
+  readonly log: (line: string) => void;
 }
 
 /** A node as the simulator runs it: the real CrawlNode (src/sim/real-node.ts) or a stand-in in the harness's own tests. */
@@ -45,6 +46,8 @@ export interface SimResult {
   readonly digest: string;
   readonly violations: readonly string[];
   readonly faults: ReadonlyMap<FaultKind, number>;
+  /** The run's site, settings and faults. */
+  readonly header: readonly string[];
   /** One line: the run's shape and end. */
   readonly summary: string;
   readonly trace: readonly string[];
@@ -54,7 +57,7 @@ export interface SimResult {
 export const END_BOUND_MS = 120_000;
 
 /** Virtual milliseconds in which faults start. */
-const HORIZON_MS = 8_000;
+const HORIZON_MS = 5_000;
 
 /**
  * Runs one seed (docs/simulator.md): draws the site, the settings and the faults, starts the
@@ -114,6 +117,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
       fs,
       fetcher: site.fetcherFor(node, process),
       random: () => idRng.next(),
+      log: (text) => trace.log(sched.now, node, text),
     });
     const ended = (text: string, ok: boolean): void => {
       if (sched.stateOf(process) === 'dead') return;
@@ -174,12 +178,11 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     }
   };
 
-  trace.note(
-    0,
-    '-',
+  const header = [
     `seed ${seed}: ${site.hosts.length} hosts, ${site.pages.size} URLs, settings ${JSON.stringify(settings)}, mount ${sshfs ? 'sshfs' : `nfs cache ${viewOptions.cacheMs}`}`,
-  );
-  trace.note(0, '-', `faults: ${plan.describe() || 'none'}`);
+    `faults: ${plan.describe() || 'none'}`,
+  ];
+  for (const line of header) trace.note(0, '-', line);
   for (const node of plan.initial) later(0, () => start(node));
   for (const f of plan.nodeFaults) later(f.at, () => inject(f));
 
@@ -204,6 +207,5 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     `${site.requests.length} requests (${pages} answered 200, ${props.refetched} fetched again after a fault); ` +
     `${sched.steps} events; last end at ${(lastEnd / 1000).toFixed(2)} s (faults over at ${(calm / 1000).toFixed(2)} s); ` +
     `trace ${trace.digest()}: ${props.violations.length === 0 ? 'ok' : `${props.violations.length} violations`}`;
-  trace.note(sched.now, '-', summary);
-  return { seed, digest: trace.digest(), violations: props.violations, faults: plan.counts, summary, trace: trace.lines };
+  return { seed, digest: trace.digest(), violations: props.violations, faults: plan.counts, header, summary, trace: trace.lines };
 }

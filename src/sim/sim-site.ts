@@ -36,6 +36,12 @@ export interface SiteRequest {
   status: number | undefined;
 }
 
+/** What a node's fetcher is asked (src/fetch/fetcher.ts, Fetcher): one request at a time, and the end. */
+export interface SimFetcher {
+  fetch(url: string, options?: FetchOptions): Promise<FetchedResponse>;
+  close(): Promise<void>;
+}
+
 /** Told when a request reaches the site and when its answer leaves. */
 export interface SiteObserver {
   started(req: SiteRequest): void;
@@ -68,8 +74,8 @@ export class SimSite {
   }
 
   /** The fetcher of one node's process. */
-  fetcherFor(node: string, process: string): { fetch(url: string, options?: FetchOptions): Promise<FetchedResponse> } {
-    return { fetch: (url, options) => this.#fetch(node, process, url, options ?? {}) };
+  fetcherFor(node: string, process: string): SimFetcher {
+    return { fetch: (url, options) => this.#fetch(node, process, url, options ?? {}), close: async () => undefined };
   }
 
   /** True when robots.txt of the URL's host keeps the crawler away from it. */
@@ -127,7 +133,7 @@ export class SimSite {
         this.requests.push(req);
         this.#observer.started(req);
         const answer = this.#answer(url);
-        const took = this.#rng.chance(0.05) ? this.#rng.between(300, 3000) : this.#rng.between(2, 30);
+        const took = this.#rng.chance(0.05) ? this.#rng.between(500, 3000) : this.#rng.between(20, 200);
         sched.after(took, () => {
           req.end = sched.now;
           req.status = answer.status;

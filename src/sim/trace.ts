@@ -35,6 +35,11 @@ export class Trace {
     this.#add(t, node, this.#path(text));
   }
 
+  /** A node's log line: printed with the trace when verbose, not hashed (log text is not part of the contract). */
+  log(t: number, node: string, text: string): void {
+    if (this.#verbose) this.lines.push(`${t.toFixed(3)} ${node} log: ${this.#path(text)}`);
+  }
+
   /** The hash of every line so far, as 16 hex digits. */
   digest(): string {
     return this.#hash.copy().digest('hex').slice(0, 16);
