@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { ExitCode, FatalError, describeError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { nodeMount } from '../store/mount.js';
 import { collectReport } from '../report/report-data.js';
 import { renderReport } from '../report/report-html.js';
 
@@ -25,7 +26,7 @@ export async function reportCommand(
   }
   const file = resolve(options.out ?? DEFAULT_REPORT_FILE);
   try {
-    await writeFileAtomic(file, text, { nodeId: 'report', fsync: false });
+    await writeFileAtomic(nodeMount, file, text, { nodeId: 'report', fsync: false });
   } catch (err) {
     throw new FatalError('REPORT_NOT_WRITTEN', `cannot write ${file}: ${describeError(err)}`, ExitCode.USAGE);
   }

@@ -2,7 +2,7 @@ import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
 import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { readJsonValidated } from '../store/read-record.js';
 import { errorsApart, formatByCode, names, readHoldings, type HostHoldings, type Holdings } from '../store/holdings.js';
 import { judgedMaxAttempts, readNodeEnds, readRunState, type JudgedMaxAttempts } from '../store/run-state.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
@@ -36,7 +36,7 @@ async function readNodes(layout: Layout): Promise<NodeRecord[]> {
   for (const name of await names(layout.dir('nodes'))) {
     if (!name.endsWith('.json')) continue;
     try {
-      out.push(await readJsonValidated(`${layout.dir('nodes')}/${name}`, asNodeRecord));
+      out.push(await readJsonValidated(layout.mount, `${layout.dir('nodes')}/${name}`, asNodeRecord));
     } catch {
       // vanished between listing and reading
     }
@@ -74,7 +74,7 @@ export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?
   for (const name of await names(layout.dir('hosts'))) {
     if (!name.endsWith('.lease')) continue;
     try {
-      const lease = await readJsonValidated(`${layout.dir('hosts')}/${name}`, (v) => v as { node: string });
+      const lease = await readJsonValidated(layout.mount, `${layout.dir('hosts')}/${name}`, (v) => v as { node: string });
       leases.set(name.slice(0, -6), lease.node);
     } catch {
       // released meanwhile

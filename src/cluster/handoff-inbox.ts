@@ -1,4 +1,3 @@
-import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempOwner, type Layout } from '../store/layout.js';
 import { readRecord } from '../store/read-record.js';
@@ -71,7 +70,7 @@ export class HandoffInbox {
    * later makes it again. Never throws.
    */
   async removeOwn(): Promise<void> {
-    await rmdir(this.#layout.inbox(this.#nodeId)).catch(() => undefined);
+    await this.#layout.fs.rmdir(this.#layout.inbox(this.#nodeId)).catch(() => undefined);
   }
 
   /**
@@ -86,7 +85,7 @@ export class HandoffInbox {
     const total: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
     let names: string[];
     try {
-      names = await readdir(this.#layout.dir('handoff'));
+      names = await this.#layout.fs.readdir(this.#layout.dir('handoff'));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return total;
       throw err;
@@ -106,7 +105,7 @@ export class HandoffInbox {
     const stats: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
     let names: string[];
     try {
-      names = await readdir(dir);
+      names = await this.#layout.fs.readdir(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return stats;
       throw err;
@@ -114,14 +113,14 @@ export class HandoffInbox {
     if (live !== undefined) {
       for (const name of names) {
         const writer = tempOwner(name);
-        if (writer !== undefined && !live.has(writer)) await unlink(join(dir, name)).catch(() => undefined);
+        if (writer !== undefined && !live.has(writer)) await this.#layout.fs.unlink(join(dir, name)).catch(() => undefined);
       }
     }
     const files = names.filter(isHandoffName);
     const done: string[] = [];
     await mapLimit(files, READ_PARALLELISM, async (name) => {
       const path = join(dir, name);
-      const read = await readRecord(path, asHandoff);
+      const read = await readRecord(this.#layout.mount, path, asHandoff);
       if (read.kind === 'absent') return; // another reader of an orphaned inbox took it
       const file = read.kind === 'value' ? read.value : undefined; // torn: nothing to take from it
       stats.files++;
@@ -155,12 +154,12 @@ export class HandoffInbox {
     // ends must find them in one or the other, not in this node's memory.
     if (stats.forwarded > 0) await sink.sent?.();
     await mapLimit(done, READ_PARALLELISM, (path) =>
-      unlink(path).catch((err: NodeJS.ErrnoException) => {
+      this.#layout.fs.unlink(path).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err;
       }),
     );
     // An orphaned inbox that is empty now goes (a late writer recreates it, and it is read again).
-    if (removeDir && stats.kept === 0) await rmdir(dir).catch(() => undefined);
+    if (removeDir && stats.kept === 0) await this.#layout.fs.rmdir(dir).catch(() => undefined);
     return stats;
   }
 }

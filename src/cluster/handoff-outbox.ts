@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../config/clock.js';
 import type { Layout } from '../store/layout.js';
@@ -192,22 +191,23 @@ export class HandoffOutbox {
     const path = join(dir, handoffName(this.#o.nodeId, this.#seq++));
     const data = JSON.stringify(file);
     const options = { nodeId: this.#o.nodeId, fsync: this.#o.fsync };
+    const { mount } = this.#o.layout;
     if (!this.#dirsMade.has(owner)) {
       // Not recursive: handoff/ exists in every data directory; a vanished mount must fail here.
-      await mkdir(dir).catch((err: NodeJS.ErrnoException) => {
+      await mount.fs.mkdir(dir).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'EEXIST') throw err;
       });
       this.#dirsMade.add(owner);
     }
     try {
-      await writeFileAtomic(path, data, options);
+      await writeFileAtomic(mount, path, data, options);
     } catch (err) {
       // The owner's inbox was removed (it was judged dead and drained): make it again, once.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await mkdir(dir).catch((e: NodeJS.ErrnoException) => {
+      await mount.fs.mkdir(dir).catch((e: NodeJS.ErrnoException) => {
         if (e.code !== 'EEXIST') throw e;
       });
-      await writeFileAtomic(path, data, options);
+      await writeFileAtomic(mount, path, data, options);
     }
   }
 }

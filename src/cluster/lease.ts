@@ -1,11 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { link, readdir, rename } from 'node:fs/promises';
 import { createExclusive } from '../store/exclusive-create.js';
 import { nextTempPath, takeoverClaimPath, type Layout } from '../store/layout.js';
-import { readRecord } from '../store/read-record.js';
-import { readJsonValidated } from '../store/read-whole.js';
-import { removeTemp } from '../store/left-temps.js';
+import { readJsonValidated, readRecord } from '../store/read-record.js';
 import { mapLimit } from '../util/map-limit.js';
 import { bootId, isDeadLocalProcess } from './local-liveness.js';
 
@@ -76,7 +72,7 @@ export class Leases {
 
   /** Reads a lease, or undefined when there is none. */
   async read(hostDir: string): Promise<LeaseRecord | undefined> {
-    const read = await readRecord(this.#layout.lease(hostDir), asLeaseRecord);
+    const read = await readRecord(this.#layout.mount, this.#layout.lease(hostDir), asLeaseRecord);
     if (read.kind === 'torn') throw read.error;
     return read.kind === 'value' ? read.value : undefined;
   }
@@ -88,21 +84,22 @@ export class Leases {
   async acquire(hostDir: string): Promise<AcquireResult> {
     if (this.#held.has(hostDir)) return { ok: true };
     const path = this.#layout.lease(hostDir);
+    const { mount } = this.#layout;
     let tookOver: string | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const token = randomUUID();
+      const token = mount.newId();
       const record: LeaseRecord = {
         node: this.#nodeId,
         host: hostDir,
         token,
-        acquiredAt: new Date().toISOString(),
+        acquiredAt: new Date(mount.clock.now()).toISOString(),
         hostname: hostname(),
         pid: process.pid,
         bootId: bootId(),
       };
       let created = false;
       try {
-        created = await createExclusive(path, `${JSON.stringify(record)}\n`, this.#nodeId);
+        created = await createExclusive(mount, path, `${JSON.stringify(record)}\n`, this.#nodeId);
       } catch (err) {
         // EIO and the like: the link may have happened on the server anyway; read back below.
         if (!UNCERTAIN.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
@@ -139,7 +136,12 @@ export class Leases {
    */
   async #claimTakeover(hostDir: string, stale: LeaseRecord): Promise<string | undefined> {
     const claim = takeoverClaimPath(this.#layout.lease(hostDir), stale.token);
-    const won = await createExclusive(claim, `${JSON.stringify({ node: this.#nodeId, stale: stale.token })}\n`, this.#nodeId);
+    const won = await createExclusive(
+      this.#layout.mount,
+      claim,
+      `${JSON.stringify({ node: this.#nodeId, stale: stale.token })}\n`,
+      this.#nodeId,
+    );
     return won ? claim : undefined;
   }
 
@@ -150,25 +152,26 @@ export class Leases {
    */
   async #removeIfUnchanged(hostDir: string, expected: LeaseRecord): Promise<boolean> {
     const path = this.#layout.lease(hostDir);
+    const { mount } = this.#layout;
     const aside = nextTempPath(path, this.#nodeId);
     try {
-      await rename(path, aside);
+      await mount.fs.rename(path, aside);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw err;
     }
     let moved: LeaseRecord | undefined;
     try {
-      moved = await readJsonValidated(aside, asLeaseRecord);
+      moved = await readJsonValidated(mount, aside, asLeaseRecord);
     } catch {
       moved = undefined;
     }
     if (moved !== undefined && (moved.node !== expected.node || moved.token !== expected.token)) {
-      await link(aside, path).catch(() => undefined); // restore a lease that was not the stale one
-      await removeTemp(aside);
+      await mount.fs.link(aside, path).catch(() => undefined); // restore a lease that was not the stale one
+      await mount.temps.remove(aside);
       return false;
     }
-    await removeTemp(aside);
+    await mount.temps.remove(aside);
     return true;
   }
 
@@ -185,7 +188,7 @@ export class Leases {
     const current = await this.read(hostDir);
     if (current?.node !== this.#nodeId || current.token !== token) return;
     await this.#removeIfUnchanged(hostDir, current);
-    if (claim !== undefined) await removeTemp(claim);
+    if (claim !== undefined) await this.#layout.mount.temps.remove(claim);
   }
 
   /**
@@ -218,7 +221,7 @@ export class Leases {
     // Only leases held before the listing was read can be judged by it: one taken while the
     // listing was in progress may be missing from it.
     const before = new Map(this.#held);
-    const names = new Set(await readdir(this.#layout.dir('hosts')));
+    const names = new Set(await this.#layout.fs.readdir(this.#layout.dir('hosts')));
     const lost: string[] = [];
     const toRead: [string, string][] = [];
     for (const [hostDir, token] of before) {

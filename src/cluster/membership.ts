@@ -1,9 +1,7 @@
-import { readdir, unlink } from 'node:fs/promises';
 import type { Clock } from '../config/clock.js';
 import { tempOwner, type Layout } from '../store/layout.js';
 import { join } from 'node:path';
-import { readRecord } from '../store/read-record.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { readJsonValidated, readRecord } from '../store/read-record.js';
 import { isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
 import { SelfRecord, type SelfStatus } from './self-record.js';
@@ -88,14 +86,14 @@ export class Membership {
     const beforeIds = this.liveIds();
     const before = beforeIds.join('\n');
     const now = this.#clock.monotonic();
-    const listing = await readdir(this.#layout.dir('nodes'));
+    const listing = await this.#layout.fs.readdir(this.#layout.dir('nodes'));
     const names = listing.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
     const read = await Promise.all(
       names.map(async (name): Promise<[string, NodeRecord] | undefined> => {
         const id = name.slice(0, -5);
         if (id === this.#options.nodeId) return undefined;
         try {
-          return [id, await readJsonValidated(this.#layout.node(id), asNodeRecord)];
+          return [id, await readJsonValidated(this.#layout.mount, this.#layout.node(id), asNodeRecord)];
         } catch {
           return undefined; // vanished or unreadable: it will be read at the next beat
         }
@@ -121,12 +119,12 @@ export class Membership {
       // record stays that long too, dead process or not, so that the other nodes see it.
       const done = peer.record.state === 'done';
       if (!peer.alive && ((!done && isDeadLocalProcess(peer.record)) || now - peer.lastChange > 2 * this.#options.deadAfterMs)) {
-        await unlink(this.#layout.node(id)).catch(() => undefined);
+        await this.#layout.fs.unlink(this.#layout.node(id)).catch(() => undefined);
         // and the temporary heartbeat files it was writing when it died (invariant 4), listed
         // again now: one it made after this observation's listing (killed while writing it)
         // would be missed, and no one would look for it again.
-        for (const name of await readdir(this.#layout.dir('nodes')).catch(() => listing)) {
-          if (tempOwner(name) === id) await unlink(join(this.#layout.dir('nodes'), name)).catch(() => undefined);
+        for (const name of await this.#layout.fs.readdir(this.#layout.dir('nodes')).catch(() => listing)) {
+          if (tempOwner(name) === id) await this.#layout.fs.unlink(join(this.#layout.dir('nodes'), name)).catch(() => undefined);
         }
         this.#peers.delete(id);
         this.#unknownSince.set(id, now - this.#options.deadAfterMs); // stays dead, not "never seen"
@@ -259,7 +257,7 @@ export class Membership {
   async peerStateMoved(nodeId: string): Promise<boolean> {
     const seen = this.#peers.get(nodeId)?.record;
     if (seen === undefined) return true;
-    const read = await readRecord(this.#layout.node(nodeId), asNodeRecord);
+    const read = await readRecord(this.#layout.mount, this.#layout.node(nodeId), asNodeRecord);
     if (read.kind === 'absent') return true;
     if (read.kind === 'torn') throw read.error;
     const now = read.value;
@@ -272,7 +270,7 @@ export class Membership {
    */
   async removeDoneRecords(): Promise<void> {
     for (const [id, peer] of this.#peers) {
-      if (peer.record.state === 'done') await unlink(this.#layout.node(id)).catch(() => undefined);
+      if (peer.record.state === 'done') await this.#layout.fs.unlink(this.#layout.node(id)).catch(() => undefined);
     }
   }
 }

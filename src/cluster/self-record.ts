@@ -1,4 +1,3 @@
-import { stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Clock } from '../config/clock.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
@@ -21,7 +20,7 @@ export class SelfRecord {
   readonly #layout: Layout;
   readonly #options: { readonly nodeId: string; readonly heartbeatMs: number };
   readonly #clock: Clock;
-  readonly #startedAt = new Date().toISOString();
+  readonly #startedAt: string;
   #counter = 0;
   #idleEpoch = 0;
   #idleSince: number | undefined;
@@ -34,6 +33,7 @@ export class SelfRecord {
     this.#layout = layout;
     this.#options = options;
     this.#clock = clock;
+    this.#startedAt = new Date(clock.now()).toISOString();
     this.#lastBeatOk = clock.monotonic();
   }
 
@@ -88,9 +88,9 @@ export class SelfRecord {
       ...status,
     };
     const path = this.#layout.node(this.#options.nodeId);
-    await writeFileAtomic(path, `${JSON.stringify(record, null, 1)}\n`, { nodeId: this.#options.nodeId, fsync: false });
+    await writeFileAtomic(this.#layout.mount, path, `${JSON.stringify(record, null, 1)}\n`, { nodeId: this.#options.nodeId, fsync: false });
     this.#lastBeatOk = this.#clock.monotonic();
-    const s = await stat(path);
+    const s = await this.#layout.fs.stat(path);
     this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
   }
 
@@ -102,6 +102,6 @@ export class SelfRecord {
   /** Removes this node's record (graceful exit): others stop counting it at their next read. */
   async leave(): Promise<void> {
     this.#left = true;
-    await unlink(this.#layout.node(this.#options.nodeId)).catch(() => undefined);
+    await this.#layout.fs.unlink(this.#layout.node(this.#options.nodeId)).catch(() => undefined);
   }
 }

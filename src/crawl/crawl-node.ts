@@ -16,6 +16,9 @@ import { assembleNode, type Parts } from './node-parts.js';
 import { shutDownNode } from './node-shutdown.js';
 import { NodeFaults, internalStop } from './node-faults.js';
 import type { HostErrs } from '../store/errs-tally.js';
+import type { MountFs } from '../store/mount-fs.js';
+import { Mount } from '../store/mount.js';
+import { nodeMountFs } from '../store/node-mount-fs.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -31,6 +34,12 @@ export interface CrawlNodeDeps {
   readonly logger: Logger;
   /** HTTP dispatcher for tests; default: the fetcher's own undici Agent. */
   readonly dispatcher?: Dispatcher;
+  /** The fetcher itself (a test's or a simulation's site); default: one over `dispatcher`. */
+  readonly fetcher?: Fetcher;
+  /** The data directory's file system; default: the real one. On another, no threads help the node and --warc is refused (Mount.native). */
+  readonly fs?: MountFs;
+  /** Random source of the ids the node writes (lease tokens, the marker's id); default: crypto's UUIDs. */
+  readonly random?: () => number;
   readonly stats?: CrawlStats;
   /** The user's --hook module, if any. */
   readonly hooks?: Hooks;
@@ -54,6 +63,7 @@ export class CrawlNode {
   readonly stats: CrawlStats;
   readonly #config: CrawlConfig;
   readonly #clock: Clock;
+  readonly #mount: Mount;
   readonly #log: Logger;
   readonly #fetcher: Fetcher;
   readonly #scope: ScopeFilter;
@@ -74,12 +84,11 @@ export class CrawlNode {
     this.#clock = deps.clock;
     this.#log = deps.logger;
     this.stats = deps.stats ?? new CrawlStats(() => deps.clock.monotonic());
+    this.#mount = new Mount(deps.fs ?? nodeMountFs, deps.clock, deps.random);
+    if (config.warc && !this.#mount.native) throw new Error('--warc writes with the real file system only');
     this.#warc = config.warc ? WarcCapture.forNode(config, deps.clock, deps.logger) : undefined;
-    this.#fetcher = new Fetcher(config, {
-      clock: deps.clock,
-      capture: this.#warc,
-      ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
-    });
+    const dispatcher = deps.dispatcher ? { dispatcher: deps.dispatcher } : {};
+    this.#fetcher = deps.fetcher ?? new Fetcher(config, { clock: deps.clock, capture: this.#warc, ...dispatcher });
     this.#scope = new ScopeFilter(config.scope, config.include, config.exclude);
     this.#ownership = new Ownership(config.nodeId, config.partition);
     this.#hooks = deps.hooks;
@@ -149,6 +158,7 @@ export class CrawlNode {
     this.#p = await assembleNode({
       config: this.#config,
       clock: this.#clock,
+      mount: this.#mount,
       log: this.#log,
       stats: this.stats,
       fetcher: this.#fetcher,
@@ -232,15 +242,13 @@ export class CrawlNode {
 
   /** Waits `ms` on the node's clock, or until woken (#wakeLoop). */
   #sleep(ms: number): Promise<void> {
-    const clock = this.#clock;
     return new Promise((resolve) => {
-      const timer = clock.setTimeout(done, ms);
-      const self = this;
-      function done(): void {
-        clock.clearTimeout(timer);
-        if (self.#wake === done) self.#wake = undefined;
+      const done = (): void => {
+        this.#clock.clearTimeout(timer);
+        if (this.#wake === done) this.#wake = undefined;
         resolve();
-      }
+      };
+      const timer = this.#clock.setTimeout(done, ms);
       this.#wake = done;
     });
   }
@@ -268,12 +276,6 @@ export class CrawlNode {
   }
 
   /**
-   * The errs records of the hosts this node held to the end, by host, as it knows them
-   * (HostState.errsOnDisk): the end summary counts these instead of reading every record
-   * again. Undefined after run() when it knows none for sure (URL partitioning: other nodes
-   * write into the same hosts; or it was fenced).
-   */
-  /**
    * How this node stood when it was asked to stop or its run ended, before it shut down
    * (src/cli/run-outcome.ts recordRunEnd): its state then, and the nodes it had seen leave
    * while it still worked (their work came to the live nodes, this one among them).
@@ -286,6 +288,12 @@ export class CrawlNode {
     this.#endedAs ??= { state: this.stats.state, departed: this.#p?.membership.departedIds() ?? [] };
   }
 
+  /**
+   * The errs records of the hosts this node held to the end, by host, as it knows them
+   * (HostState.errsOnDisk): the end summary counts these instead of reading every record
+   * again. Undefined after run() when it knows none for sure (URL partitioning: other nodes
+   * write into the same hosts; or it was fenced).
+   */
   get heldErrs(): ReadonlyMap<string, HostErrs> | undefined {
     return this.#heldErrs;
   }

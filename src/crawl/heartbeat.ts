@@ -4,7 +4,6 @@ import type { Clock, Timer } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
-import { removeLeftTemps } from '../store/left-temps.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import { demand, spareSlots } from './host-lending.js';
@@ -212,18 +211,20 @@ export class Heartbeat {
       if (lent > 0) await p.handoffs?.outbox.flush();
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
-      await removeLeftTemps();
+      await p.layout.mount.temps.removeLeft();
       const liveBefore = p.membership.liveIds();
       const changed = await p.membership.observe();
       const lentBefore = ownership.lendsInForce();
-      this.#warcSweeper ??= new DeadWarcSweeper({
-        dir: p.layout.warc(),
-        selfId: config.nodeId,
-        liveness: p.membership,
-        log,
-        everyTicks: Math.max(1, Math.round(config.deadAfterMs / 2 / config.heartbeatMs)),
-      });
-      this.#warcSweeper.tick();
+      // WARC files are written on the real file system only (CrawlNodeDeps.fs).
+      if (p.layout.mount.native)
+        this.#warcSweeper ??= new DeadWarcSweeper({
+          dir: p.layout.warc(),
+          selfId: config.nodeId,
+          liveness: p.membership,
+          log,
+          everyTicks: Math.max(1, Math.round(config.deadAfterMs / 2 / config.heartbeatMs)),
+        });
+      this.#warcSweeper?.tick();
       const departed = p.membership.takeDepartures();
       stats.nodesAlive = p.membership.liveIds().length;
       stats.queued = p.frontier.queued;

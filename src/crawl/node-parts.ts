@@ -18,6 +18,7 @@ import { WriteThread } from '../store/write-thread.js';
 import { ExtractThread } from '../extract/extract-thread.js';
 import { HostStore } from '../store/host-store.js';
 import type { Layout } from '../store/layout.js';
+import type { Mount } from '../store/mount.js';
 import { NORMALIZATION_VERSION, type NormalizeOptions } from '../url/normalize.js';
 import { Committer } from '../commit/committer.js';
 import { fetchMiddleware } from '../hooks/builtin-steps.js';
@@ -72,6 +73,8 @@ export interface NodeControl {
 export interface NodeEnv {
   readonly config: CrawlConfig;
   readonly clock: Clock;
+  /** The data directory's file system as this node uses it (the real one in a crawl). */
+  readonly mount: Mount;
   readonly log: Logger;
   readonly stats: CrawlStats;
   readonly fetcher: Fetcher;
@@ -88,17 +91,16 @@ export interface NodeEnv {
  * normalization it was created with) and wires the parts of a node together.
  */
 export async function assembleNode(env: NodeEnv): Promise<Parts> {
-  const { config, clock, log, stats, control } = env;
-  const { layout, marker } = await openDataDir(config.dataDir, config.nodeId, {
-    version: NORMALIZATION_VERSION,
-    sessionParams: [...config.normalize.sessionParams].sort(),
-  });
+  const { config, clock, log, stats, control, mount } = env;
+  const normalization = { version: NORMALIZATION_VERSION, sessionParams: [...config.normalize.sessionParams].sort() };
+  const { layout, marker } = await openDataDir(config.dataDir, config.nodeId, normalization, mount);
   const normalize = reconcileNormalization(marker, config);
+  // The open directories and the write thread work on the real file system only (Mount.native).
   const store = new HostStore(layout, {
     nodeId: config.nodeId,
     fsync: config.fsync,
-    dirs: await DirHandles.forDataDir(config.dataDir),
-    thread: await WriteThread.forDataDir(config.dataDir, { fsync: config.fsync }),
+    dirs: mount.native ? await DirHandles.forDataDir(config.dataDir) : undefined,
+    thread: mount.native ? await WriteThread.forDataDir(config.dataDir, { fsync: config.fsync }) : undefined,
   });
   const membership = new Membership(layout, config, { clock });
   const leases = new Leases(layout, config.nodeId, (id) => membership.isAlive(id));
@@ -216,7 +218,8 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     wake: () => control.wake(),
   });
   // This machine's nodes of the crawl: this one and the siblings of --processes N.
-  const extractor = ExtractThread.forProcesses(normalize, (config.startPeers ?? 0) + 1);
+  // Only on the real file system: a node on another one (a simulation) runs on its main thread alone.
+  const extractor = mount.native ? ExtractThread.forProcesses(normalize, (config.startPeers ?? 0) + 1) : undefined;
   const requests = new RequestRunner({
     config,
     clock,

@@ -4,7 +4,6 @@ import type { Fetcher } from '../fetch/fetcher.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostErrs } from '../store/errs-tally.js';
-import { removeLeftTemps } from '../store/left-temps.js';
 import type { WarcCapture } from '../warc/warc-capture.js';
 import type { Heartbeat } from './heartbeat.js';
 import { leaveDone } from './leave-done.js';
@@ -57,7 +56,7 @@ export async function shutDownNode(p: Parts, complete: boolean, o: ShutdownOptio
   // However it left, its inbox goes if it is empty (docs/protocol.md, "Leaving done").
   await p.handoffs?.inbox.removeOwn();
   // Temporary files a fault left that the mount lets go of now (best effort, never throws).
-  await removeLeftTemps();
+  await p.layout.mount.temps.removeLeft();
   p.store.close();
   p.extractor?.close();
   await o.fetcher.close().catch(() => undefined);

@@ -1,10 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Clock } from '../config/clock.js';
 import type { FailureKind } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Layout } from '../store/layout.js';
-import { readWhole } from '../store/read-whole.js';
 
 /** The part of robots-parser's Robot that is used here. */
 interface Robot {
@@ -95,7 +93,7 @@ export class RobotsCache {
   async cached(hostDir: string): Promise<RobotsRules | undefined> {
     let text: string;
     try {
-      text = (await readWhole(this.layout.robots(hostDir))).toString('utf8');
+      text = (await this.layout.fs.readFile(this.layout.robots(hostDir))).toString('utf8');
     } catch {
       return undefined;
     }
@@ -113,8 +111,8 @@ export class RobotsCache {
    */
   async store(hostDir: string, robotsUrl: string, status: number, body: string): Promise<RobotsRules> {
     const header = `# mountcrawl robots fetchedAt=${new Date(this.clock.now()).toISOString()} status=${status} url=${robotsUrl}\n`;
-    await mkdir(this.layout.dir('robots'), { recursive: true });
-    await writeFileAtomic(this.layout.robots(hostDir), header + body, {
+    await this.layout.fs.mkdir(this.layout.dir('robots'), { recursive: true });
+    await writeFileAtomic(this.layout.mount, this.layout.robots(hostDir), header + body, {
       nodeId: this.options.nodeId,
       fsync: this.options.fsync,
     });
@@ -125,7 +123,7 @@ export class RobotsCache {
   async storedSitemaps(hostDir: string): Promise<readonly string[]> {
     let text: string;
     try {
-      text = (await readWhole(this.layout.robots(hostDir))).toString('utf8');
+      text = (await this.layout.fs.readFile(this.layout.robots(hostDir))).toString('utf8');
     } catch {
       return [];
     }

@@ -1,7 +1,6 @@
 import type { Clock } from '../config/clock.js';
 import type { FetchFailure } from '../errors.js';
 import type { Layout } from '../store/layout.js';
-import { readWhole } from '../store/read-whole.js';
 import type { LinksRecord } from '../store/records.js';
 import type { RecrawlPolicy } from './recrawl-policy.js';
 import { revisitBackoff } from './revisit-backoff.js';
@@ -94,7 +93,7 @@ export class PreviousVisits {
   /** The MD5 of a stored body (records written before signatures were kept). */
   async #storedSignature(relativeHtml: string): Promise<string | undefined> {
     try {
-      return contentSignature(await readWhole(`${this.#d.layout.root}/${relativeHtml}`));
+      return contentSignature(await this.#d.layout.fs.readFile(`${this.#d.layout.root}/${relativeHtml}`));
     } catch {
       return undefined;
     }

@@ -112,7 +112,7 @@ export class Recrawler {
   async prepare(host: HostState, key: string): Promise<Preparation> {
     const book = this.#books.get(host.dir);
     if (book === undefined || !book.schedule.has(key)) return { due: true };
-    const read = await readRecord(this.#d.layout.links(host.dir, key), asLinksRecord);
+    const read = await readRecord(this.#d.layout.mount, this.#d.layout.links(host.dir, key), asLinksRecord);
     if (read.kind !== 'value') {
       book.schedule.delete(key);
       return { due: true };

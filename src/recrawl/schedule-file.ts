@@ -1,5 +1,4 @@
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Layout } from '../store/layout.js';
 import { readRecord } from '../store/read-record.js';
@@ -60,7 +59,7 @@ export async function loadSchedule(
 ): Promise<{ schedule: HostSchedule; recordsRead: number }> {
   const schedule: HostSchedule = new Map();
   // Absent or torn: rebuilt from the records below.
-  const read = await readRecord(layout.schedule(hostDir), asScheduleFile);
+  const read = await readRecord(layout.mount, layout.schedule(hostDir), asScheduleFile);
   const file = read.kind === 'value' ? read.value : undefined;
   if (file !== undefined) {
     for (const [key, e] of Object.entries(file.entries)) {
@@ -70,7 +69,7 @@ export async function loadSchedule(
   }
   const missing = [...linksKeys].filter((k) => !schedule.has(k));
   await mapLimit(missing, READ_PARALLELISM, async (key) => {
-    const read = await readRecord(layout.links(hostDir, key), asLinksRecord);
+    const read = await readRecord(layout.mount, layout.links(hostDir, key), asLinksRecord);
     if (read.kind !== 'value') return;
     const r = read.value;
     const fetchedMs = Date.parse(r.fetchedAt);
@@ -92,8 +91,8 @@ export async function writeSchedule(
   const file: ScheduleFile = { v: FORMAT, host: hostDir, writtenAt: new Date(options.nowMs).toISOString(), entries };
   const path = layout.schedule(hostDir);
   // Not recursive: a vanished mount fails here rather than growing a local tree.
-  await mkdir(dirname(path)).catch((err: NodeJS.ErrnoException) => {
+  await layout.fs.mkdir(dirname(path)).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EEXIST') throw err;
   });
-  await writeFileAtomic(path, JSON.stringify(file), { nodeId: options.nodeId, fsync: options.fsync });
+  await writeFileAtomic(layout.mount, path, JSON.stringify(file), { nodeId: options.nodeId, fsync: options.fsync });
 }

@@ -1,7 +1,6 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SCHEDULE_DIR, type Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { readJsonValidated } from '../store/read-record.js';
 import { mapLimit } from '../util/map-limit.js';
 
 /** What `status` says of revisits (docs/recrawl.md): read from the schedule files only. */
@@ -33,7 +32,7 @@ function asEntries(value: unknown): EntriesOnly {
 export async function summarizeSchedules(layout: Layout, nowMs: number): Promise<RecrawlSummary | undefined> {
   let names: string[];
   try {
-    names = (await readdir(join(layout.root, SCHEDULE_DIR))).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    names = (await layout.fs.readdir(join(layout.root, SCHEDULE_DIR))).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -45,7 +44,7 @@ export async function summarizeSchedules(layout: Layout, nowMs: number): Promise
   await mapLimit(names, 8, async (name) => {
     let file: EntriesOnly;
     try {
-      file = await readJsonValidated(join(layout.root, SCHEDULE_DIR, name), asEntries);
+      file = await readJsonValidated(layout.mount, join(layout.root, SCHEDULE_DIR, name), asEntries);
     } catch {
       return; // vanished or unreadable: the owner rebuilds it
     }

@@ -3,7 +3,8 @@ import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import { asNodeRecord, type NodeRecord } from '../cluster/node-record.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
-import { readJsonValidated } from '../store/read-whole.js';
+import { nodeMount } from '../store/mount.js';
+import { readJsonValidated } from '../store/read-record.js';
 import { judgedMaxAttempts, readRunState } from '../store/run-state.js';
 import { isFinal } from '../frontier/retry-policy.js';
 import { asErrsRecord, asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
@@ -81,7 +82,7 @@ async function names(dir: string): Promise<string[]> {
 
 /** A record file, or undefined when it vanished or does not parse (a live directory moves under us). */
 function readRecord<T>(path: string, check: (v: unknown) => T): Promise<T | undefined> {
-  return readJsonValidated(path, check).catch(() => undefined);
+  return readJsonValidated(nodeMount, path, check).catch(() => undefined);
 }
 
 /**

@@ -63,6 +63,8 @@ export async function scanRecords(hostDirs: readonly string[], o: ScanOptions): 
   // worker threads, with synchronous reads (record-read-pool.ts); a small one stays here.
   let pool: RecordReadPool | undefined;
   let scanned = 0;
+  // The threads read the real file system: on another one (Mount.native false) every record is read here.
+  const threads = o.layout.mount.native;
   const flush = async (b: Batch): Promise<void> => {
     pool ??= new RecordReadPool();
     const p = pool;
@@ -87,22 +89,14 @@ export async function scanRecords(hostDirs: readonly string[], o: ScanOptions): 
   /** Lists one links/<host> directory and reads the records not read before. */
   const scanDir = async (hostDir: string): Promise<void> => {
     const read = o.readOf(hostDir);
-    // fast-glob streams the directory: its listing is never held whole, and reads start
-    // while the listing goes on.
-    const stream = fg.stream(`${fg.escapePath(hostDir)}/*.json`, {
-      cwd: o.layout.dir('links'),
-      onlyFiles: true,
-      dot: false,
-      unique: false,
-    });
     let batch: Batch | undefined;
     try {
-      for await (const entry of stream as AsyncIterable<string>) {
+      for await (const entry of recordEntries(o.layout, hostDir)) {
         if (failure !== undefined) return;
         const key = entry.slice(hostDir.length + 1, -5);
         if (!isKey(key)) continue;
         if (!o.full && read.has(key)) continue;
-        if (++scanned > POOL_AFTER) {
+        if (++scanned > POOL_AFTER && threads) {
           if (batch !== undefined && batch.keys.length >= BATCH) await flush(batch);
           if (batch === undefined || batch.keys.length >= BATCH) batch = { hostDir, read, keys: [] };
           batch.keys.push(key);
@@ -145,11 +139,34 @@ export async function scanRecords(hostDirs: readonly string[], o: ScanOptions): 
   return incomplete;
 }
 
+/**
+ * The records of links/<hostDir>, as `<hostDir>/<name>.json`. On the real file system
+ * fast-glob streams the directory: its listing is never held whole, and reads start while the
+ * listing goes on; on another one, its MountFs lists it. A missing directory has none.
+ */
+function recordEntries(layout: Layout, hostDir: string): AsyncIterable<string> {
+  if (!layout.mount.native) return listedEntries(layout, hostDir);
+  const stream = fg.stream(`${fg.escapePath(hostDir)}/*.json`, { cwd: layout.dir('links'), onlyFiles: true, dot: false, unique: false });
+  return stream as AsyncIterable<string>;
+}
+
+/** recordEntries through the MountFs: one listing. */
+async function* listedEntries(layout: Layout, hostDir: string): AsyncIterable<string> {
+  let names: string[];
+  try {
+    names = await layout.fs.readdir(layout.hostDir('links', hostDir));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  for (const name of names) if (name.endsWith('.json') && !name.startsWith('.')) yield `${hostDir}/${name}`;
+}
+
 /** Offers the links of one record; false when some did not fit in the frontier. */
 async function readLinksOf(hostDir: string, key: string, o: ScanOptions, memo: LinkMemo): Promise<boolean> {
   // Absent or torn: nothing to take from it. Anything else is the mount failing (thrown):
   // the caller's fault handling decides, and the record is read again.
-  const read = await readRecord(o.layout.links(hostDir, key), asLinksRecord);
+  const read = await readRecord(o.layout.mount, o.layout.links(hostDir, key), asLinksRecord);
   if (read.kind !== 'value') return true;
   const record = read.value;
   o.stats.recordsRead++;

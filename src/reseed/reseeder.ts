@@ -1,7 +1,5 @@
-import { readdir, stat } from 'node:fs/promises';
 import type { Clock } from '../config/clock.js';
 import type { Layout } from '../store/layout.js';
-import { readWhole } from '../store/read-whole.js';
 import { isSafeHostDir } from '../url/host-dir.js';
 import { KeySet } from '../url/key-set.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -112,7 +110,7 @@ export class Reseeder {
     await mapLimit(scan, STAT_PARALLELISM, async (hostDir) => {
       let mtimeMs: number;
       try {
-        mtimeMs = (await stat(`${this.#layout.dir('links')}/${hostDir}`)).mtimeMs;
+        mtimeMs = (await this.#layout.fs.stat(`${this.#layout.dir('links')}/${hostDir}`)).mtimeMs;
       } catch {
         return;
       }
@@ -144,7 +142,7 @@ export class Reseeder {
   async #readSeeds(sink: ReseedSink, stats: ReseedStats): Promise<{ name: string; url: string; hostDir: string }[]> {
     let names: string[];
     try {
-      names = await readdir(this.#layout.dir('seeds'));
+      names = await this.#layout.fs.readdir(this.#layout.dir('seeds'));
     } catch {
       return [];
     }
@@ -153,7 +151,7 @@ export class Reseeder {
     // Read in parallel (a round trip each on a network mount), taken in listing order.
     const raws = new Map<string, string>();
     await mapLimit(fresh, READ_PARALLELISM, async (name) => {
-      await readWhole(`${this.#layout.dir('seeds')}/${name}`).then(
+      await this.#layout.fs.readFile(`${this.#layout.dir('seeds')}/${name}`).then(
         (b) => void raws.set(name, b.toString('utf8').trim()),
         () => undefined,
       );
@@ -171,7 +169,7 @@ export class Reseeder {
 
   async #hostDirs(kind: 'links' | 'errs'): Promise<string[]> {
     try {
-      return (await readdir(this.#layout.dir(kind))).filter(isSafeHostDir);
+      return (await this.#layout.fs.readdir(this.#layout.dir(kind))).filter(isSafeHostDir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;

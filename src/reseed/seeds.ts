@@ -1,4 +1,3 @@
-import { readdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Layout } from '../store/layout.js';
 import { urlKey } from '../url/key.js';
@@ -15,17 +14,19 @@ const SEED_WRITES = 16;
  */
 export async function writeSeeds(layout: Layout, urls: readonly string[], nodeId: string): Promise<void> {
   if (urls.length === 0) return;
-  const present = new Set(await readdir(layout.dir('seeds')).catch(() => []));
+  const present = new Set(await layout.fs.readdir(layout.dir('seeds')).catch(() => []));
   const missing = urls.filter((url) => !present.has(`${urlKey(url)}.url`));
   // Several at once: each write is a dozen round trips on a network mount (200 seeds one by
   // one took about 20 s over a mount with 2 ms each way).
-  await mapLimit(missing, SEED_WRITES, (url) => writeFileAtomic(layout.seed(urlKey(url)), `${url}\n`, { nodeId, fsync: false }));
+  await mapLimit(missing, SEED_WRITES, (url) =>
+    writeFileAtomic(layout.mount, layout.seed(urlKey(url)), `${url}\n`, { nodeId, fsync: false }),
+  );
 }
 
 /** True when seeds/ holds at least one seed. */
 export async function hasSeeds(layout: Layout): Promise<boolean> {
   try {
-    return (await readdir(layout.dir('seeds'))).some((n) => n.endsWith('.url'));
+    return (await layout.fs.readdir(layout.dir('seeds'))).some((n) => n.endsWith('.url'));
   } catch {
     return false;
   }

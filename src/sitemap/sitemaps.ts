@@ -1,4 +1,3 @@
-import { mkdir, readdir } from 'node:fs/promises';
 import type { Clock } from '../config/clock.js';
 import type { SitemapContext } from './fetch-sitemap.js';
 import type { PageOutcome, Target } from '../fetch/page-outcome.js';
@@ -8,7 +7,6 @@ import type { Recrawler } from '../recrawl/recrawler.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Layout } from '../store/layout.js';
 import { readRecord } from '../store/read-record.js';
-import { readWhole } from '../store/read-whole.js';
 import { asLinksRecord } from '../store/records.js';
 import { hostDirOfNormalized } from '../url/host-dir.js';
 import { urlKey } from '../url/key.js';
@@ -102,7 +100,7 @@ export class Sitemaps {
     const key = urlKey(url);
     if (this.isSitemap(host.dir, key)) return;
     this.#register(host.dir, key, level);
-    const read = await readRecord(this.#d.layout.links(host.dir, key), asLinksRecord);
+    const read = await readRecord(this.#d.layout.mount, this.#d.layout.links(host.dir, key), asLinksRecord);
     if (read.kind !== 'value') {
       this.#d.offer(url, host.dir, level);
       return;
@@ -128,13 +126,13 @@ export class Sitemaps {
       const urls = this.#seeds?.urls ?? new Map<string, string>();
       let names: string[] = [];
       try {
-        names = await readdir(this.#d.layout.sitemapSeeds());
+        names = await this.#d.layout.fs.readdir(this.#d.layout.sitemapSeeds());
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
       for (const name of names) {
         if (!name.endsWith('.url') || urls.has(name)) continue;
-        urls.set(name, (await readWhole(`${this.#d.layout.sitemapSeeds()}/${name}`)).toString('utf8').trim());
+        urls.set(name, (await this.#d.layout.fs.readFile(`${this.#d.layout.sitemapSeeds()}/${name}`)).toString('utf8').trim());
       }
       this.#seeds = { urls, readAt: now };
     }
@@ -145,7 +143,7 @@ export class Sitemaps {
 /** True when sitemaps/ holds a --sitemap URL of some node's command line. */
 export async function hasSitemapSeeds(layout: Layout): Promise<boolean> {
   try {
-    return (await readdir(layout.sitemapSeeds())).some((n) => n.endsWith('.url'));
+    return (await layout.fs.readdir(layout.sitemapSeeds())).some((n) => n.endsWith('.url'));
   } catch {
     return false;
   }
@@ -164,9 +162,12 @@ export async function writeSitemapSeeds(
   });
   if (urls.length === 0) return;
   // Not recursive: a vanished mount fails here rather than growing a local tree.
-  await mkdir(layout.sitemapSeeds()).catch((err: NodeJS.ErrnoException) => {
+  await layout.fs.mkdir(layout.sitemapSeeds()).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EEXIST') throw err;
   });
   for (const url of urls)
-    await writeFileAtomic(`${layout.sitemapSeeds()}/${urlKey(url)}.url`, `${url}\n`, { nodeId: options.nodeId, fsync: false });
+    await writeFileAtomic(layout.mount, `${layout.sitemapSeeds()}/${urlKey(url)}.url`, `${url}\n`, {
+      nodeId: options.nodeId,
+      fsync: false,
+    });
 }

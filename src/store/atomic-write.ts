@@ -1,7 +1,8 @@
 import { close, fsync, open, rename, write } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { nextTempName, nextTempPath } from './layout.js';
-import { rememberTemp, removeTemp } from './left-temps.js';
+import type { LeftTemps } from './left-temps.js';
+import type { Mount } from './mount.js';
 import { type WriteFailure, type WriteThread, WriteThreadLost } from './write-thread.js';
 
 /** Options of one atomic write. */
@@ -27,11 +28,14 @@ export interface AtomicWriteOptions {
  * mount) sees the old file, the new file, or no file: never a part. If anything fails the
  * temporary file is removed when possible and the error is thrown.
  *
- * Written with the callback API: one promise per file instead of one per step and no
- * FileHandle objects (this runs two or three times per page).
+ * On the real file system it is written with the callback API: one promise per file instead
+ * of one per step and no FileHandle objects (this runs two or three times per page). On any
+ * other (Mount.native false) the same steps go through its MountFs: writeNew, then rename.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<void> {
-  if (byThread(options)) return writeByThread(options.thread!, [{ path, data }], options.nodeId);
+export function writeFileAtomic(mount: Mount, path: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<void> {
+  if (!mount.native) return writeThroughFs(mount, path, data, options);
+  if (byThread(options)) return writeByThread(mount, options.thread!, [{ path, data }], options.nodeId);
+  const { temps } = mount;
   const name = basename(path);
   const tmpName = nextTempName(name, options.nodeId);
   const tmp = join(dirname(path), tmpName);
@@ -41,9 +45,9 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   const named = (err: NodeJS.ErrnoException): NodeJS.ErrnoException => (via === undefined ? err : realNames(err, via, dirname(path)));
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   return new Promise((resolve, reject) => {
-    const fail = (err: Error): void => void failedAfterOpen(tmp, err).catch((e: NodeJS.ErrnoException) => reject(named(e)));
+    const fail = (err: Error): void => void failedAfterOpen(temps, tmp, err).catch((e: NodeJS.ErrnoException) => reject(named(e)));
     open(callTmp, 'wx', 0o666, (openErr, fd) => {
-      if (openErr) return void failedOpen(tmp, openErr).catch((err: NodeJS.ErrnoException) => reject(named(err)));
+      if (openErr) return void failedOpen(temps, tmp, openErr).catch((err: NodeJS.ErrnoException) => reject(named(err)));
       const closeThenRename = (writeErr: Error | null): void => {
         close(fd, (closeErr) => {
           const err = writeErr ?? closeErr;
@@ -73,11 +77,30 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
  * (WriteThread.writeInOrder); the temporary files, steps and clean-up are writeFileAtomic's.
  */
 export async function writeFilesAtomic(
+  mount: Mount,
   files: readonly { path: string; data: string | Uint8Array }[],
   options: AtomicWriteOptions,
 ): Promise<void> {
-  if (byThread(options)) return writeByThread(options.thread!, files, options.nodeId);
-  for (const { path, data } of files) await writeFileAtomic(path, data, options);
+  if (mount.native && byThread(options)) return writeByThread(mount, options.thread!, files, options.nodeId);
+  for (const { path, data } of files) await writeFileAtomic(mount, path, data, options);
+}
+
+/** writeFileAtomic through a MountFs: the temporary file by writeNew, then the rename; the same clean-up. */
+async function writeThroughFs(mount: Mount, path: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<void> {
+  const tmp = nextTempPath(path, options.nodeId);
+  try {
+    await mount.fs.writeNew(tmp, data, { fsync: options.fsync });
+  } catch (err) {
+    // A create that failed may have made the file all the same (a lost reply), whole or in
+    // part: removed now, or once the mount is back. EEXIST: not ours.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await mount.temps.remove(tmp);
+    throw err;
+  }
+  try {
+    await mount.fs.rename(tmp, path);
+  } catch (err) {
+    return failedAfterOpen(mount.temps, tmp, err as Error);
+  }
 }
 
 /** True when the writes go to the WriteThread: one given and working, no `via`, no fsync. */
@@ -87,6 +110,7 @@ function byThread(options: AtomicWriteOptions): boolean {
 
 /** writeFilesAtomic by a WriteThread (one message): the same temporary files, steps and clean-up. */
 async function writeByThread(
+  mount: Mount,
   thread: WriteThread,
   files: readonly { path: string; data: string | Uint8Array }[],
   nodeId: string,
@@ -99,17 +123,17 @@ async function writeByThread(
     if (!(err instanceof WriteThreadLost)) throw err;
     // Stopped before it answered: any write may be half done. The temporary files go, and the
     // writes are made again by the pool (a rename that did happen is replaced by the same bytes).
-    for (const job of jobs) await removeTemp(job.tmp);
-    for (const { path, data } of files) await writeFileAtomic(path, data, { nodeId, fsync: false });
+    for (const job of jobs) await mount.temps.remove(job.tmp);
+    for (const { path, data } of files) await writeFileAtomic(mount, path, data, { nodeId, fsync: false });
     return;
   }
   // The files after the first failure were skipped: nothing of theirs to remove.
   const first = failures.findIndex((f) => f !== undefined);
-  if (first >= 0) return threadFailed(jobs[first]!.tmp, failures[first]!);
+  if (first >= 0) return threadFailed(mount.temps, jobs[first]!.tmp, failures[first]!);
 }
 
 /** A write the thread answered with a failure: the error of the call, after writeFileAtomic's clean-up of `tmp`. */
-function threadFailed(tmp: string, failure: WriteFailure): Promise<never> {
+function threadFailed(temps: LeftTemps, tmp: string, failure: WriteFailure): Promise<never> {
   const err = Object.assign(new Error(failure.message), {
     code: failure.code,
     errno: failure.errno,
@@ -117,7 +141,7 @@ function threadFailed(tmp: string, failure: WriteFailure): Promise<never> {
     path: failure.path,
     dest: failure.dest,
   }) as NodeJS.ErrnoException;
-  return failure.step === 'open' ? failedOpen(tmp, err) : failedAfterOpen(tmp, err);
+  return failure.step === 'open' ? failedOpen(temps, tmp, err) : failedAfterOpen(temps, tmp, err);
 }
 
 /**
@@ -125,14 +149,14 @@ function threadFailed(tmp: string, failure: WriteFailure): Promise<never> {
  * created the file (the reply was lost), so it is remembered and removed once the mount is
  * back. EEXIST: not ours. Rejects with `err`.
  */
-async function failedOpen(tmp: string, err: NodeJS.ErrnoException): Promise<never> {
-  if (err.code !== 'EEXIST') rememberTemp(tmp);
+async function failedOpen(temps: LeftTemps, tmp: string, err: NodeJS.ErrnoException): Promise<never> {
+  if (err.code !== 'EEXIST') temps.remember(tmp);
   throw err;
 }
 
 /** A step after the create failed: the temporary file goes (or is remembered), then rejects with `err`. */
-async function failedAfterOpen(tmp: string, err: Error): Promise<never> {
-  await removeTemp(tmp);
+async function failedAfterOpen(temps: LeftTemps, tmp: string, err: Error): Promise<never> {
+  await temps.remove(tmp);
   throw err;
 }
 

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode, FatalError, describeError, mountFaultCode } from '../errors.js';
 import { createExclusive } from './exclusive-create.js';
 import { DIRS, Layout, MARKER_FILE, nextTempPath } from './layout.js';
+import type { MountFs } from './mount-fs.js';
+import { type Mount, nodeMount } from './mount.js';
 import { readRecord } from './read-record.js';
 
 /** Content of the marker file written when a data directory is created. */
@@ -52,7 +52,7 @@ function dataDirError(root: string, err: unknown, where: string = root): FatalEr
 
 /** Reads the marker of a data directory, or undefined when there is none. */
 export async function readMarker(layout: Layout): Promise<Marker | undefined> {
-  const read = await readRecord(layout.marker(), asMarker);
+  const read = await readRecord(layout.mount, layout.marker(), asMarker);
   if (read.kind === 'torn') throw read.error;
   return read.kind === 'value' ? read.value : undefined;
 }
@@ -75,19 +75,22 @@ export interface CheckedDataDir {
  *   directory and in each of its folders, so that one that cannot be written is reported at
  *   once, naming it (DATA_DIR_NOT_WRITABLE), and not by the first heartbeat.
  *
- * Throws FatalError with a one-line message for every problem.
+ * Throws FatalError with a one-line message for every problem. `mount`: the file system it is
+ * on (the real one by default).
  */
 export async function checkDataDir(
   root: string,
   mode: 'read' | 'write',
-  options: { nodeId?: string; normalization?: Marker['normalization'] } = {},
+  options: { nodeId?: string; normalization?: Marker['normalization']; mount?: Mount } = {},
 ): Promise<CheckedDataDir> {
-  const layout = new Layout(root);
+  const mount = options.mount ?? nodeMount;
+  const { fs } = mount;
+  const layout = new Layout(root, mount);
   const nodeId = options.nodeId ?? `pid-${process.pid}`;
   try {
     let exists = true;
     try {
-      if (!(await stat(root)).isDirectory()) throw new FatalError('DATA_DIR_UNUSABLE', `${root} is not a directory`, ExitCode.DATA_DIR);
+      if (!(await fs.stat(root)).isDirectory()) throw new FatalError('DATA_DIR_UNUSABLE', `${root} is not a directory`, ExitCode.DATA_DIR);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       exists = false;
@@ -96,12 +99,12 @@ export async function checkDataDir(
       if (mode === 'read') {
         throw new FatalError('NO_DATA_DIR', `no data directory at ${root} (run a crawl first, or pass --data)`, ExitCode.DATA_DIR);
       }
-      await makeDirectory(root);
+      await makeDirectory(fs, root);
     }
     let marker = await readMarker(layout);
     if (marker === undefined) {
       const ours = new Set<string>(Object.values(DIRS));
-      const foreign = (await readdir(root)).filter((name) => !name.startsWith('.') && !ours.has(name));
+      const foreign = (await fs.readdir(root)).filter((name) => !name.startsWith('.') && !ours.has(name));
       if (foreign.length > 0) {
         throw new FatalError(
           'NOT_A_DATA_DIR',
@@ -114,11 +117,11 @@ export async function checkDataDir(
       const fresh: Marker = {
         format: 'mountcrawl',
         version: 1,
-        id: randomUUID(),
-        createdAt: new Date().toISOString(),
+        id: mount.newId(),
+        createdAt: new Date(mount.clock.now()).toISOString(),
         ...(options.normalization !== undefined ? { normalization: options.normalization } : {}),
       };
-      await createExclusive(layout.marker(), `${JSON.stringify(fresh, null, 1)}\n`, nodeId).catch((err) => {
+      await createExclusive(mount, layout.marker(), `${JSON.stringify(fresh, null, 1)}\n`, nodeId).catch((err) => {
         throw dataDirError(root, err, layout.marker());
       });
       marker = await readMarker(layout);
@@ -126,11 +129,11 @@ export async function checkDataDir(
     }
     if (mode === 'write') {
       for (const name of Object.keys(DIRS) as (keyof typeof DIRS)[]) {
-        await mkdir(layout.dir(name), { recursive: true }).catch((err) => {
+        await fs.mkdir(layout.dir(name), { recursive: true }).catch((err) => {
           throw dataDirError(root, err, layout.dir(name));
         });
       }
-      await probeWritable(root, [root, ...Object.keys(DIRS).map((n) => layout.dir(n as keyof typeof DIRS))], nodeId);
+      await probeWritable(fs, root, [root, ...Object.keys(DIRS).map((n) => layout.dir(n as keyof typeof DIRS))], nodeId);
     }
     return { layout, marker };
   } catch (err) {
@@ -144,30 +147,30 @@ export async function checkDataDir(
  * where mkdir answers ENOENT under a parent that exists (a pseudo file system such as /proc:
  * `--data /proc/nope` spun through thousands of mkdir calls a second and never returned).
  */
-async function makeDirectory(path: string): Promise<void> {
+async function makeDirectory(fs: MountFs, path: string): Promise<void> {
   try {
-    await mkdir(path);
+    await fs.mkdir(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return;
     const parent = dirname(path);
     if (code !== 'ENOENT' || parent === path) throw err;
-    await makeDirectory(parent);
-    await mkdir(path).catch((again: NodeJS.ErrnoException) => {
+    await makeDirectory(fs, parent);
+    await fs.mkdir(path).catch((again: NodeJS.ErrnoException) => {
       if (again.code !== 'EEXIST') throw again;
     });
   }
 }
 
 /** Writes and removes one small temporary file in each directory; throws DATA_DIR_NOT_WRITABLE (or another data-directory error) naming the first that fails. */
-async function probeWritable(root: string, dirs: readonly string[], nodeId: string): Promise<void> {
+async function probeWritable(fs: MountFs, root: string, dirs: readonly string[], nodeId: string): Promise<void> {
   for (const dir of dirs) {
     const probe = nextTempPath(join(dir, 'write-check'), nodeId);
     try {
-      await writeFile(probe, '', { flag: 'wx' });
-      await unlink(probe);
+      await fs.writeNew(probe, '');
+      await fs.unlink(probe);
     } catch (err) {
-      await unlink(probe).catch(() => undefined);
+      await fs.unlink(probe).catch(() => undefined);
       throw dataDirError(root, err, dir);
     }
   }
@@ -177,14 +180,19 @@ async function probeWritable(root: string, dirs: readonly string[], nodeId: stri
  * Opens the data directory for crawling, creating it (and its subdirectories and marker)
  * when needed (checkDataDir in `write` mode). Refuses a non-empty directory that is not a
  * mountcrawl data directory, so that a mistyped --data never scatters files through someone's
- * home directory.
+ * home directory. `mount`: the file system it is on (the real one by default).
  */
 export async function openDataDir(
   root: string,
   nodeId: string,
   normalization?: Marker['normalization'],
+  mount: Mount = nodeMount,
 ): Promise<{ layout: Layout; marker: Marker }> {
-  const { layout, marker } = await checkDataDir(root, 'write', { nodeId, ...(normalization !== undefined ? { normalization } : {}) });
+  const { layout, marker } = await checkDataDir(root, 'write', {
+    nodeId,
+    mount,
+    ...(normalization !== undefined ? { normalization } : {}),
+  });
   return { layout, marker: marker! };
 }
 

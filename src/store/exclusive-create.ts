@@ -1,6 +1,5 @@
-import { link, writeFile } from 'node:fs/promises';
 import { nextTempPath } from './layout.js';
-import { removeTemp } from './left-temps.js';
+import type { Mount } from './mount.js';
 
 /**
  * Creates `path` with `data` only if no file has that name, atomically across machines on a
@@ -14,24 +13,24 @@ import { removeTemp } from './left-temps.js';
  * caller must read the file back to learn who, and also after an I/O error, since the link
  * may have happened on the server anyway.
  */
-export async function createExclusive(path: string, data: string, nodeId: string): Promise<boolean> {
+export async function createExclusive(mount: Mount, path: string, data: string, nodeId: string): Promise<boolean> {
   const tmp = nextTempPath(path, nodeId);
   try {
-    await writeFile(tmp, data, { flag: 'wx' });
+    await mount.fs.writeNew(tmp, data);
   } catch (err) {
     // A write that failed over a failing mount may have made the file all the same (a lost
-    // reply): removed now, or once the mount is back (removeLeftTemps). EEXIST: not ours.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await removeTemp(tmp);
+    // reply): removed now, or once the mount is back (LeftTemps.removeLeft). EEXIST: not ours.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await mount.temps.remove(tmp);
     throw err;
   }
   try {
-    await link(tmp, path);
+    await mount.fs.link(tmp, path);
     return true;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'EPERM') return false;
     throw err;
   } finally {
-    await removeTemp(tmp);
+    await mount.temps.remove(tmp);
   }
 }

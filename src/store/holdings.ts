@@ -1,6 +1,7 @@
-import { readdir, stat } from 'node:fs/promises';
 import type { Layout } from './layout.js';
-import { readJsonValidated } from './read-whole.js';
+import { readJsonValidated } from './read-record.js';
+import type { MountFs } from './mount-fs.js';
+import { nodeMountFs } from './node-mount-fs.js';
 import { asErrsRecord, type ErrsRecord } from './records.js';
 import { ErrsTally, EXCLUSION_CODES, type HostErrs } from './errs-tally.js';
 import { isKey } from '../url/key.js';
@@ -38,9 +39,9 @@ export interface Holdings {
 }
 
 /** Visible names in a directory, or none when it cannot be listed. */
-export async function names(dir: string): Promise<string[]> {
+export async function names(dir: string, fs: MountFs = nodeMountFs): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter((n) => !n.startsWith('.'));
+    return (await fs.readdir(dir)).filter((n) => !n.startsWith('.'));
   } catch {
     return [];
   }
@@ -59,7 +60,8 @@ export async function readHoldings(
   maxAttempts: number,
   known: ReadonlyMap<string, HostErrs> = new Map(),
 ): Promise<Holdings> {
-  const hostNames = new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))]);
+  const { fs } = layout;
+  const hostNames = new Set([...(await names(layout.dir('links'), fs)), ...(await names(layout.dir('errs'), fs))]);
   const byCode: Record<string, number> = {};
   let finalErrors = 0;
   let excluded = 0;
@@ -73,9 +75,9 @@ export async function readHoldings(
   await mapLimit([...hostNames].sort(), 16, async (host) => {
     const tally = known.get(host);
     const [linkNames, htmlNames, errNames] = await Promise.all([
-      names(layout.hostDir('links', host)),
-      names(layout.hostDir('html', host)),
-      tally === undefined ? names(layout.hostDir('errs', host)) : [],
+      names(layout.hostDir('links', host), fs),
+      names(layout.hostDir('html', host), fs),
+      tally === undefined ? names(layout.hostDir('errs', host), fs) : [],
     ]);
     const links = linkNames.filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
     const html = htmlNames.filter((n) => n.endsWith('.html'));
@@ -88,7 +90,7 @@ export async function readHoldings(
     sampleError ??= errs.sample;
     let lastWrite: string | null = null;
     try {
-      const m = (await stat(layout.hostDir('links', host))).mtimeMs;
+      const m = (await fs.stat(layout.hostDir('links', host))).mtimeMs;
       lastMs = Math.max(lastMs, m);
       lastWrite = new Date(m).toISOString();
     } catch {
@@ -129,7 +131,7 @@ async function readErrs(
     const key = name.slice(0, -5);
     if (!name.endsWith('.json') || done.has(key)) return;
     try {
-      tally.errs(key, await readJsonValidated(layout.errs(host, key), asErrsRecord));
+      tally.errs(key, await readJsonValidated(layout.mount, layout.errs(host, key), asErrsRecord));
     } catch {
       // replaced or removed meanwhile
     }

@@ -1,4 +1,3 @@
-import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isKey } from '../url/key.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -60,7 +59,7 @@ export class HostStore {
   async #ensureDir(kind: HostKind, hostDir: string): Promise<void> {
     const id = `${kind}/${hostDir}`;
     if (this.#madeDirs.has(id)) return;
-    await mkdir(this.#layout.hostDir(kind, hostDir)).catch((err: NodeJS.ErrnoException) => {
+    await this.#layout.fs.mkdir(this.#layout.hostDir(kind, hostDir)).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
     });
     this.#madeDirs.add(id);
@@ -83,10 +82,11 @@ export class HostStore {
   #writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
     const options = { nodeId: this.#nodeId, fsync: this.#fsync, thread: this.#thread };
     const dirs = this.#dirs;
-    if (dirs === undefined) return writeFileAtomic(path, data, options);
+    const mount = this.#layout.mount;
+    if (dirs === undefined) return writeFileAtomic(mount, path, data, options);
     const dir = dirname(path); // `via` stands for the file's own directory
     return dirs
-      .use(dir, (via) => writeFileAtomic(path, data, via === undefined ? options : { ...options, via }))
+      .use(dir, (via) => writeFileAtomic(mount, path, data, via === undefined ? options : { ...options, via }))
       .catch((err: unknown) => {
         // The directory may be gone or its handle stale (ENOENT, ESTALE): the next write opens it again.
         dirs.drop(dir);
@@ -128,7 +128,7 @@ export class HostStore {
 
   async #writeBoth(hostDir: string, html: { path: string; data: Uint8Array }, links: { path: string; data: string }): Promise<void> {
     try {
-      await writeFilesAtomic([html, links], { nodeId: this.#nodeId, fsync: this.#fsync, thread: this.#thread });
+      await writeFilesAtomic(this.#layout.mount, [html, links], { nodeId: this.#nodeId, fsync: this.#fsync, thread: this.#thread });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       // A host directory removed behind our back: the two writes again, each as #write makes
@@ -154,7 +154,7 @@ export class HostStore {
    */
   async hasLinks(hostDir: string, key: string): Promise<boolean> {
     try {
-      await stat(this.#layout.links(hostDir, key));
+      await this.#layout.fs.stat(this.#layout.links(hostDir, key));
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
@@ -164,7 +164,7 @@ export class HostStore {
 
   /** Removes the errs record of a key that has now succeeded. */
   async removeErrs(hostDir: string, key: string): Promise<void> {
-    await unlink(this.#layout.errs(hostDir, key)).catch((err: NodeJS.ErrnoException) => {
+    await this.#layout.fs.unlink(this.#layout.errs(hostDir, key)).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
     });
   }
@@ -175,8 +175,8 @@ export class HostStore {
    */
   async probe(): Promise<void> {
     const path = `${this.#layout.dir('nodes')}/.probe-${this.#nodeId}`;
-    await writeFileAtomic(path, Buffer.alloc(64 * 1024, 0x20), { nodeId: this.#nodeId, fsync: false });
-    await unlink(path);
+    await writeFileAtomic(this.#layout.mount, path, Buffer.alloc(64 * 1024, 0x20), { nodeId: this.#nodeId, fsync: false });
+    await this.#layout.fs.unlink(path);
   }
 
   /**
@@ -200,7 +200,7 @@ export class HostStore {
         if (owner !== undefined) {
           if (isGone(owner)) {
             removedTemps++;
-            removals.push(unlink(`${this.#layout.hostDir(kind, hostDir)}/${name}`).catch(() => undefined));
+            removals.push(this.#layout.fs.unlink(`${this.#layout.hostDir(kind, hostDir)}/${name}`).catch(() => undefined));
           }
           continue;
         }
@@ -215,7 +215,7 @@ export class HostStore {
     const errsMap = new Map<string, ErrsRecord>();
     await mapLimit(errKeys, READ_PARALLELISM, async (key) => {
       // An absent or torn errs record is a URL that is simply not done.
-      const read = await readRecord(this.#layout.errs(hostDir, key), asErrsRecord);
+      const read = await readRecord(this.#layout.mount, this.#layout.errs(hostDir, key), asErrsRecord);
       if (read.kind === 'value') errsMap.set(key, read.value);
     });
     return { linksKeys, errs: errsMap, removedTemps };
@@ -223,7 +223,7 @@ export class HostStore {
 
   async #list(kind: HostKind, hostDir: string): Promise<string[]> {
     try {
-      return await readdir(this.#layout.hostDir(kind, hostDir));
+      return await this.#layout.fs.readdir(this.#layout.hostDir(kind, hostDir));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;

@@ -1,4 +1,6 @@
 import { basename, dirname, join } from 'node:path';
+import { type Mount, nodeMount } from './mount.js';
+import type { MountFs } from './mount-fs.js';
 
 /**
  * Where everything lives in the data directory (docs/protocol.md, "What is on the mount"). The only module that builds
@@ -30,8 +32,17 @@ export const MARKER_FILE = '.mountcrawl';
 /** The per-host record directories, in the order a host's files are written. */
 export type HostKind = 'html' | 'links' | 'errs' | 'files';
 
+/** The paths of a data directory, and the file system it is on (Mount). */
 export class Layout {
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    readonly mount: Mount = nodeMount,
+  ) {}
+
+  /** The file system of the data directory. */
+  get fs(): MountFs {
+    return this.mount.fs;
+  }
 
   dir(name: keyof typeof DIRS): string {
     return join(this.root, DIRS[name]);

@@ -1,4 +1,5 @@
-import { readJsonValidated } from './read-whole.js';
+import type { Mount } from './mount.js';
+import { readWhole, VALIDATE_ATTEMPTS } from './read-whole.js';
 
 /**
  * What reading a JSON record gave: `absent` (no file by that name: never written, or removed
@@ -24,12 +25,34 @@ export function isTornRead(err: unknown): err is SyntaxError | TypeError {
  * a TypeError when it is not a record of its kind. Any other error (EIO, ESTALE, EACCES: the
  * mount failing) is thrown: whether to try again is the caller's decision.
  */
-export async function readRecord<T>(path: string, check: (value: unknown) => T): Promise<RecordRead<T>> {
+export async function readRecord<T>(mount: Mount, path: string, check: (value: unknown) => T): Promise<RecordRead<T>> {
   try {
-    return { kind: 'value', value: await readJsonValidated(path, check) };
+    return { kind: 'value', value: await readJsonValidated(mount, path, check) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT;
     if (isTornRead(err)) return { kind: 'torn', error: err };
     throw err;
   }
+}
+
+/**
+ * Reads a JSON file that another node may replace at any moment, and returns what `check`
+ * makes of the parsed value. A read that does not parse or does not pass `check` is retried
+ * (a torn read over FUSE), a few times with a short pause on the node's clock; then the last
+ * error is thrown. ENOENT is thrown at once (the file is gone: the caller decides what that
+ * means).
+ */
+export async function readJsonValidated<T>(mount: Mount, path: string, check: (value: unknown) => T): Promise<T> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < VALIDATE_ATTEMPTS; attempt++) {
+    // On the real file system a short read is taken as the end: a record cut short does not parse.
+    const bytes = mount.native ? await readWhole(path, { shortReadEnds: true }) : await mount.fs.readFile(path);
+    try {
+      return check(JSON.parse(bytes.toString('utf8')));
+    } catch (err) {
+      lastError = err;
+      await new Promise<void>((resolve) => mount.clock.setTimeout(resolve, 5 * (attempt + 1)));
+    }
+  }
+  throw lastError;
 }

@@ -51,25 +51,5 @@ export function readWhole(path: string, options: { shortReadEnds?: boolean } = {
   });
 }
 
-/** How many times a file that does not validate is read before giving up (here and in the reseed's record readers). */
+/** How many times a file that does not validate is read before giving up (readJsonValidated and the reseed's record readers). */
 export const VALIDATE_ATTEMPTS = 4;
-
-/**
- * Reads a JSON file that another node may replace at any moment, and returns what `check`
- * makes of the parsed value. A read that does not parse or does not pass `check` is retried
- * (a torn read over FUSE), a few times with a short pause; then the last error is thrown.
- * ENOENT is thrown at once (the file is gone: the caller decides what that means).
- */
-export async function readJsonValidated<T>(path: string, check: (value: unknown) => T): Promise<T> {
-  let lastError: unknown;
-  for (let attempt = 0; attempt < VALIDATE_ATTEMPTS; attempt++) {
-    const bytes = await readWhole(path, { shortReadEnds: true });
-    try {
-      return check(JSON.parse(bytes.toString('utf8')));
-    } catch (err) {
-      lastError = err;
-      await new Promise((resolve) => setTimeout(resolve, 5 * (attempt + 1)));
-    }
-  }
-  throw lastError;
-}

@@ -1,8 +1,7 @@
-import { readdir, unlink } from 'node:fs/promises';
 import { DEFAULTS } from '../config/crawl-config.js';
 import { writeFileAtomic } from './atomic-write.js';
 import type { Layout } from './layout.js';
-import { readJsonValidated } from './read-whole.js';
+import { readJsonValidated } from './read-record.js';
 
 /** Hidden (so that the data-directory check ignores it), at the root of the data directory. */
 export const RUN_STATE_FILE = '.mountcrawl-run.json';
@@ -56,12 +55,12 @@ function nodeEndPath(layout: Layout, nodeId: string): string {
 
 /** Writes this node's own end of run (`state.node`), whole. */
 export async function writeNodeEnd(layout: Layout, state: RunState): Promise<void> {
-  await writeFileAtomic(nodeEndPath(layout, state.node), `${JSON.stringify(state)}\n`, { nodeId: state.node, fsync: false });
+  await writeFileAtomic(layout.mount, nodeEndPath(layout, state.node), `${JSON.stringify(state)}\n`, { nodeId: state.node, fsync: false });
 }
 
 /** The node ids of the ends of run in the data directory. */
 async function nodeEndIds(layout: Layout): Promise<string[]> {
-  const names = await readdir(layout.root).catch(() => [] as string[]);
+  const names = await layout.fs.readdir(layout.root).catch(() => [] as string[]);
   return names
     .filter((n) => n.startsWith(NODE_END_PREFIX) && n.endsWith('.json') && n !== RUN_STATE_FILE)
     .map((n) => n.slice(NODE_END_PREFIX.length, -5));
@@ -72,7 +71,7 @@ export async function readNodeEnds(layout: Layout): Promise<RunState[]> {
   const out: RunState[] = [];
   for (const id of await nodeEndIds(layout)) {
     try {
-      out.push(await readJsonValidated(nodeEndPath(layout, id), asRunState));
+      out.push(await readJsonValidated(layout.mount, nodeEndPath(layout, id), asRunState));
     } catch {
       // removed meanwhile, or not ours
     }
@@ -87,7 +86,7 @@ export async function readNodeEnds(layout: Layout): Promise<RunState[]> {
  */
 export async function removeNodeEnds(layout: Layout, nodes: readonly string[] | 'all'): Promise<void> {
   const ids = nodes === 'all' ? await nodeEndIds(layout) : nodes;
-  for (const id of ids) await unlink(nodeEndPath(layout, id)).catch(() => undefined);
+  for (const id of ids) await layout.fs.unlink(nodeEndPath(layout, id)).catch(() => undefined);
 }
 
 /** The --max-attempts a reader of the data directory judges errs records final by, and where it came from. */
@@ -125,13 +124,13 @@ export function runStatePath(layout: Layout): string {
 
 /** Writes the run state whole (temp + rename). */
 export async function writeRunState(layout: Layout, state: RunState): Promise<void> {
-  await writeFileAtomic(runStatePath(layout), `${JSON.stringify(state)}\n`, { nodeId: state.node, fsync: false });
+  await writeFileAtomic(layout.mount, runStatePath(layout), `${JSON.stringify(state)}\n`, { nodeId: state.node, fsync: false });
 }
 
 /** The last run state, or undefined when no run wrote one (older data directories too). */
 export async function readRunState(layout: Layout): Promise<RunState | undefined> {
   try {
-    return await readJsonValidated(runStatePath(layout), asRunState);
+    return await readJsonValidated(layout.mount, runStatePath(layout), asRunState);
   } catch {
     return undefined;
   }

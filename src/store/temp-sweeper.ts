@@ -1,4 +1,3 @@
-import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Layout } from './layout.js';
 import { SCHEDULE_DIR, tempOwner } from './layout.js';
@@ -12,8 +11,9 @@ import { SCHEDULE_DIR, tempOwner } from './layout.js';
  */
 export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAgeMs: number): Promise<number> {
   let removed = 0;
+  const { fs } = layout;
   // Hand-off inboxes too (docs/protocol.md, "Hand-offs"): a writer killed mid-write leaves one there.
-  const inboxes = (await readdir(layout.dir('handoff')).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
+  const inboxes = (await fs.readdir(layout.dir('handoff')).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
   const dirs = [
     ...(['nodes', 'hosts', 'seeds', 'robots'] as const).map((name) => layout.dir(name)),
     join(layout.root, SCHEDULE_DIR),
@@ -22,7 +22,7 @@ export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAg
   for (const dir of dirs) {
     let entries: string[];
     try {
-      entries = await readdir(dir);
+      entries = await fs.readdir(dir);
     } catch {
       continue;
     }
@@ -30,8 +30,8 @@ export async function sweepStaleTemps(layout: Layout, serverNowMs: number, maxAg
       if (tempOwner(entry) === undefined) continue;
       const path = join(dir, entry);
       try {
-        if (serverNowMs - (await stat(path)).mtimeMs > maxAgeMs) {
-          await unlink(path);
+        if (serverNowMs - (await fs.stat(path)).mtimeMs > maxAgeMs) {
+          await fs.unlink(path);
           removed++;
         }
       } catch {

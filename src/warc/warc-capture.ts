@@ -8,6 +8,7 @@ import { bootId } from '../cluster/local-liveness.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../progress/logger.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { nodeMount } from '../store/mount.js';
 import { CaptureDates } from './capture-dates.js';
 import { cdxjLine, sortCdxj } from './cdxj.js';
 import type { CaptureSink, Exchange } from './exchange.js';
@@ -225,7 +226,7 @@ export class WarcCapture implements CaptureSink {
       // The index as written (in record order) is replaced whole by the sorted one; a crash
       // before the WARC's own rename leaves a `.open` file, whose repair writes it again.
       const lines = await readFile(f.cdxPath, 'utf8');
-      await writeFileAtomic(f.cdxPath, sortCdxj(lines), { nodeId: this.#o.nodeId, fsync: this.#o.fsync });
+      await writeFileAtomic(nodeMount, f.cdxPath, sortCdxj(lines), { nodeId: this.#o.nodeId, fsync: this.#o.fsync });
       await rename(f.path, join(this.#o.dir, f.name));
     } catch (err) {
       if (!(await this.#takenOr(f, err))) throw err;

@@ -1,6 +1,7 @@
 import { rename, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { nodeMount } from '../store/mount.js';
 import { cdxjLine, sortCdxj, surtOf, type CdxEntry } from './cdxj.js';
 import { WarcFileReader, httpHead } from './warc-file-reader.js';
 
@@ -108,7 +109,7 @@ export async function repairWarc(
     return { records: 0, cut: size, size: 0 };
   }
   if (size > end) await truncate(path, end);
-  await writeFileAtomic(cdxPath, sortCdxj(lines), { nodeId, fsync: true });
+  await writeFileAtomic(nodeMount, cdxPath, sortCdxj(lines), { nodeId, fsync: true });
   await rename(path, join(dir, finalName));
   return { records, cut: Math.max(0, size - end), size: end };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
-import { removeLeftTemps } from '../../src/store/left-temps.js';
+import { nodeMount } from '../../src/store/mount.js';
 import { tempOwner } from '../../src/store/layout.js';
 import { hookFs } from './fs-hook.js';
 
@@ -18,13 +18,13 @@ export async function leavesNoLitter(dir: string, owner: string, failing: () => 
   );
   try {
     await failing();
-    assert.equal(await removeLeftTemps(), 1, 'still failing: still there');
+    assert.equal(await nodeMount.temps.removeLeft(), 1, 'still failing: still there');
   } finally {
     restoreUnlink();
   }
   const left = await readdir(dir);
   assert.equal(left.length, 1);
   assert.equal(tempOwner(left[0]!), owner);
-  assert.equal(await removeLeftTemps(), 0);
+  assert.equal(await nodeMount.temps.removeLeft(), 0);
   assert.deepEqual(await readdir(dir), [], 'the mount is back: the temporary file is gone');
 }

@@ -1,6 +1,7 @@
 import type { NodeRecord } from '../../src/cluster/node-record.js';
 import { writeFileAtomic } from '../../src/store/atomic-write.js';
 import type { Layout } from '../../src/store/layout.js';
+import { nodeMount } from '../../src/store/mount.js';
 
 /** A heartbeat record as a node on another machine writes it (not this hostname, not this boot), heartbeat 1 s. */
 export function remoteRecord(id: string, count: number, extra: Partial<NodeRecord> = {}): NodeRecord {
@@ -28,5 +29,5 @@ export function remoteRecord(id: string, count: number, extra: Partial<NodeRecor
 
 /** Writes a node's record into nodes/ as its node would (whole, by rename). */
 export async function writeRecord(layout: Layout, record: NodeRecord): Promise<void> {
-  await writeFileAtomic(layout.node(record.id), `${JSON.stringify(record)}\n`, { nodeId: record.id, fsync: false });
+  await writeFileAtomic(nodeMount, layout.node(record.id), `${JSON.stringify(record)}\n`, { nodeId: record.id, fsync: false });
 }

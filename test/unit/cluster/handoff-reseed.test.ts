@@ -10,6 +10,7 @@ import { urlKey } from '../../../src/url/key.js';
 import { normalizeUrl } from '../../../src/url/normalize.js';
 import { tempDir } from '../../support/cli.js';
 import { FakeClock } from '../../support/fake-clock.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 /**
  * The fallback of hand-offs (docs/protocol.md, "Hand-offs"): a writer that dies before it
@@ -38,7 +39,10 @@ test("with hand-offs, only a full reseed reads other hosts' records (the fallbac
     html: null,
     links: ['http://mine.example/found'],
   } as LinksRecord;
-  await writeFileAtomic(layout.links(page.hostDir, urlKey(page.url)), serializeRecord(record), { nodeId: 'dead-writer', fsync: false });
+  await writeFileAtomic(nodeMount, layout.links(page.hostDir, urlKey(page.url)), serializeRecord(record), {
+    nodeId: 'dead-writer',
+    fsync: false,
+  });
 
   const offers: string[] = [];
   const sink: ReseedSink = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Agent, type Dispatcher } from 'undici';
 import { systemClock } from '../../../src/config/clock.js';
@@ -17,11 +17,18 @@ import { pageRoute, startRoutedSite } from '../../support/routed-site.js';
 
 type Cb = (...args: unknown[]) => void;
 
-/** Every rename and unlink fails with EIO (a mount whose link is cut) until the returned function is called. */
+/**
+ * Every rename and unlink fails with EIO (a mount whose link is cut) until the returned
+ * function is called; except the data directory's own check (its `write-check` probe), so
+ * that the node opens it and the cut comes right after.
+ */
 function cutMount(): () => void {
   const eio = (call: string) => Object.assign(new Error(`EIO: i/o error, ${call}`), { code: 'EIO' });
   const restoreRename = hookFs<(a: string, b: string, cb: Cb) => void>('rename', () => (_a, _b, cb) => cb(eio('rename')));
-  const restoreUnlink = hookFs<(a: string, cb: Cb) => void>('unlink', () => (_a, cb) => cb(eio('unlink')));
+  const restoreUnlink = hookFs<(a: string, cb: Cb) => void>(
+    'unlink',
+    (original) => (a, cb) => (basename(a).startsWith('.write-check~') ? original(a, cb) : cb(eio('unlink'))),
+  );
   return () => {
     restoreRename();
     restoreUnlink();

@@ -15,6 +15,7 @@ import { urlKey } from '../../../src/url/key.js';
 import { normalizeUrl } from '../../../src/url/normalize.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { hookFs } from '../../support/fs-hook.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 const WRITER = 'ws9-900';
 const HOUR_AGO = (Date.now() - 3_600_000) / 1000;
@@ -56,7 +57,7 @@ async function writeLinks(layout: Layout, pageUrl: string, depth: number, links:
     html: null,
     links,
   } as LinksRecord;
-  await writeFileAtomic(layout.links(hostDir, key), serializeRecord(record), { nodeId: WRITER, fsync: false });
+  await writeFileAtomic(nodeMount, layout.links(hostDir, key), serializeRecord(record), { nodeId: WRITER, fsync: false });
   return key;
 }
 
@@ -76,7 +77,7 @@ async function writeErrs(layout: Layout, pageUrl: string): Promise<void> {
     depth: 1,
     node: WRITER,
   };
-  await writeFileAtomic(layout.errs(hostDir, key), serializeRecord(record), { nodeId: WRITER, fsync: false });
+  await writeFileAtomic(nodeMount, layout.errs(hostDir, key), serializeRecord(record), { nodeId: WRITER, fsync: false });
 }
 
 /** Sets the mtime of links/<host> an hour back: well settled by the mount's clock. */

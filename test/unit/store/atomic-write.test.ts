@@ -5,11 +5,11 @@ import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { writeFileAtomic } from '../../../src/store/atomic-write.js';
-import { removeLeftTemps } from '../../../src/store/left-temps.js';
 import { hookFs } from '../../support/fs-hook.js';
 import { leavesNoLitter } from '../../support/left-temps.js';
 import { tempOwner } from '../../../src/store/layout.js';
 import { freshDirs } from '../../support/temp-paths.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 const NODE_ID = 'ws1.example.org-1234';
 const OPTIONS = { nodeId: NODE_ID, fsync: false } as const;
@@ -30,12 +30,12 @@ describe('writeFileAtomic', () => {
         }),
     );
     try {
-      await assert.rejects(writeFileAtomic(join(dir, 'page.html'), '<html>', OPTIONS), /EIO/);
+      await assert.rejects(writeFileAtomic(nodeMount, join(dir, 'page.html'), '<html>', OPTIONS), /EIO/);
     } finally {
       restore();
     }
     assert.equal((await readdir(dir)).length, 1, 'the server made the file');
-    assert.equal(await removeLeftTemps(), 0);
+    assert.equal(await nodeMount.temps.removeLeft(), 0);
     assert.deepEqual(await readdir(dir), []);
   });
 
@@ -48,7 +48,9 @@ describe('writeFileAtomic', () => {
       () => (_a, _b, cb) => cb(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' })),
     );
     try {
-      await leavesNoLitter(dir, NODE_ID, () => assert.rejects(writeFileAtomic(join(dir, 'page.html'), '<html>', OPTIONS), /EIO/));
+      await leavesNoLitter(dir, NODE_ID, () =>
+        assert.rejects(writeFileAtomic(nodeMount, join(dir, 'page.html'), '<html>', OPTIONS), /EIO/),
+      );
     } finally {
       restoreRename();
     }
@@ -56,8 +58,8 @@ describe('writeFileAtomic', () => {
 
   test('writes the bytes, or a string as UTF-8, and leaves nothing else behind', async () => {
     const dir = await freshDir();
-    await writeFileAtomic(join(dir, 'a.bin'), Uint8Array.from([0, 1, 2, 255]), OPTIONS);
-    await writeFileAtomic(join(dir, 'b.json'), '{"url":"http://example.com/ü"}', OPTIONS);
+    await writeFileAtomic(nodeMount, join(dir, 'a.bin'), Uint8Array.from([0, 1, 2, 255]), OPTIONS);
+    await writeFileAtomic(nodeMount, join(dir, 'b.json'), '{"url":"http://example.com/ü"}', OPTIONS);
     assert.deepEqual(await readFile(join(dir, 'a.bin')), Buffer.from([0, 1, 2, 255]));
     assert.equal(await readFile(join(dir, 'b.json'), 'utf8'), '{"url":"http://example.com/ü"}');
     assert.deepEqual((await readdir(dir)).sort(), ['a.bin', 'b.json']);
@@ -66,11 +68,11 @@ describe('writeFileAtomic', () => {
   test('a rewrite replaces the file with a new one: a reader holding the old one keeps it whole', async () => {
     const dir = await freshDir();
     const path = join(dir, 'record.json');
-    await writeFileAtomic(path, 'old version', OPTIONS);
+    await writeFileAtomic(nodeMount, path, 'old version', OPTIONS);
     const oldInode = (await stat(path)).ino;
     const reader = await open(path, 'r');
     try {
-      await writeFileAtomic(path, 'new version, longer', OPTIONS);
+      await writeFileAtomic(nodeMount, path, 'new version, longer', OPTIONS);
       assert.equal(await readFile(path, 'utf8'), 'new version, longer');
       assert.notEqual((await stat(path)).ino, oldInode, 'a new file took the name (rename), not an overwrite');
       // The reader that opened the old file still reads all of it, unmixed.
@@ -93,7 +95,7 @@ describe('writeFileAtomic', () => {
       original(fd, ...rest);
     });
     try {
-      await writeFileAtomic(path, '<html>', OPTIONS);
+      await writeFileAtomic(nodeMount, path, '<html>', OPTIONS);
     } finally {
       restore();
     }
@@ -109,14 +111,14 @@ describe('writeFileAtomic', () => {
     const dir = await freshDir();
     const path = join(dir, 'same.json');
     const versions = Array.from({ length: 20 }, (_, i) => `version ${i} `.repeat(1000));
-    await Promise.all(versions.map((v) => writeFileAtomic(path, v, OPTIONS)));
+    await Promise.all(versions.map((v) => writeFileAtomic(nodeMount, path, v, OPTIONS)));
     assert.ok(versions.includes(await readFile(path, 'utf8')));
     assert.deepEqual(await readdir(dir), ['same.json']);
   });
 
   test('fsync: true writes the same bytes', async () => {
     const dir = await freshDir();
-    await writeFileAtomic(join(dir, 'synced'), 'durable', { nodeId: NODE_ID, fsync: true });
+    await writeFileAtomic(nodeMount, join(dir, 'synced'), 'durable', { nodeId: NODE_ID, fsync: true });
     assert.equal(await readFile(join(dir, 'synced'), 'utf8'), 'durable');
   });
 });
@@ -124,7 +126,7 @@ describe('writeFileAtomic', () => {
 describe('writeFileAtomic: failures leave no temporary file', () => {
   test('a missing directory rejects with ENOENT and creates nothing', async () => {
     const dir = await freshDir();
-    await assert.rejects(writeFileAtomic(join(dir, 'no-such-dir', 'x.json'), '{}', OPTIONS), { code: 'ENOENT' });
+    await assert.rejects(writeFileAtomic(nodeMount, join(dir, 'no-such-dir', 'x.json'), '{}', OPTIONS), { code: 'ENOENT' });
     assert.deepEqual(await readdir(dir), []);
   });
 
@@ -140,7 +142,7 @@ describe('writeFileAtomic: failures leave no temporary file', () => {
       cb(Object.assign(new Error('ENOSPC: disk on fire'), { code: 'ENOSPC' }), 0);
     });
     try {
-      await assert.rejects(writeFileAtomic(path, 'partial and the rest', OPTIONS), /disk on fire/);
+      await assert.rejects(writeFileAtomic(nodeMount, path, 'partial and the rest', OPTIONS), /disk on fire/);
     } finally {
       restore();
     }
@@ -152,7 +154,7 @@ describe('writeFileAtomic: failures leave no temporary file', () => {
     const dir = await freshDir();
     await mkdir(join(dir, 'target'));
     await writeFile(join(dir, 'target', 'inside'), 'keep');
-    await assert.rejects(writeFileAtomic(join(dir, 'target'), 'data', OPTIONS));
+    await assert.rejects(writeFileAtomic(nodeMount, join(dir, 'target'), 'data', OPTIONS));
     assert.deepEqual(await readdir(dir), ['target']);
     assert.deepEqual(await readdir(join(dir, 'target')), ['inside']);
   });
@@ -162,11 +164,12 @@ describe('writeFileAtomic: failures leave no temporary file', () => {
 function writerScript(moduleUrl: string): string {
   return `
 import { writeFileAtomic } from ${JSON.stringify(moduleUrl)};
+import { nodeMount } from ${JSON.stringify(new URL('mount.js', moduleUrl).href)};
 const [path, nodeId] = process.argv.slice(2);
 const contents = [Buffer.alloc(1 << 20, 'a'), Buffer.alloc(1 << 20, 'b')];
-await writeFileAtomic(path, contents[0], { nodeId, fsync: false });
+await writeFileAtomic(nodeMount, path, contents[0], { nodeId, fsync: false });
 process.stdout.write('ready\\n');
-for (let i = 1; ; i++) await writeFileAtomic(path, contents[i % 2], { nodeId, fsync: false });
+for (let i = 1; ; i++) await writeFileAtomic(nodeMount, path, contents[i % 2], { nodeId, fsync: false });
 `;
 }
 

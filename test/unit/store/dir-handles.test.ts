@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../../../src/store/atomic-write.js';
 import { DirHandles } from '../../../src/store/dir-handles.js';
 import { hookFs } from '../../support/fs-hook.js';
 import { freshDirs } from '../../support/temp-paths.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 const PREFIX = 'mountcrawl-dirhandles-';
 const freshDir = freshDirs(PREFIX);
@@ -96,7 +97,7 @@ describe('writeFileAtomic through a directory handle', linux, () => {
     });
     try {
       await dirs.use(dir, (via) =>
-        writeFileAtomic(join(dir, 'x.json'), '{"a":1}', { nodeId: 'n1', fsync: false, ...(via === undefined ? {} : { via }) }),
+        writeFileAtomic(nodeMount, join(dir, 'x.json'), '{"a":1}', { nodeId: 'n1', fsync: false, ...(via === undefined ? {} : { via }) }),
       );
     } finally {
       restore();
@@ -115,7 +116,7 @@ describe('writeFileAtomic through a directory handle', linux, () => {
     const dirs = new DirHandles();
     const err = await dirs
       .use(dir, (via) =>
-        writeFileAtomic(join(dir, 'target'), 'data', { nodeId: 'n1', fsync: false, ...(via === undefined ? {} : { via }) }),
+        writeFileAtomic(nodeMount, join(dir, 'target'), 'data', { nodeId: 'n1', fsync: false, ...(via === undefined ? {} : { via }) }),
       )
       .then(
         () => assert.fail('the rename onto a directory must fail'),

@@ -7,6 +7,7 @@ import { tempOwner } from '../../../src/store/layout.js';
 import { hookFsPromises } from '../../support/fs-hook.js';
 import { leavesNoLitter } from '../../support/left-temps.js';
 import { freshDirs } from '../../support/temp-paths.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 const freshDir = freshDirs('mountcrawl-exclusive-');
 
@@ -17,7 +18,7 @@ describe('createExclusive (local file system)', () => {
   test('creates a new file with the content and leaves no temp file', async () => {
     const dir = await freshDir();
     const path = join(dir, 'example.org.lease');
-    assert.equal(await createExclusive(path, 'hello\n', 'ws1-100'), true);
+    assert.equal(await createExclusive(nodeMount, path, 'hello\n', 'ws1-100'), true);
     assert.equal(await readFile(path, 'utf8'), 'hello\n');
     assert.deepEqual(await readdir(dir), ['example.org.lease']);
   });
@@ -26,7 +27,7 @@ describe('createExclusive (local file system)', () => {
     const dir = await freshDir();
     const path = join(dir, 'x.lease');
     await writeFile(path, 'first');
-    assert.equal(await createExclusive(path, 'second', 'ws1-100'), false);
+    assert.equal(await createExclusive(nodeMount, path, 'second', 'ws1-100'), false);
     assert.equal(await readFile(path, 'utf8'), 'first');
     assert.deepEqual(await readdir(dir), ['x.lease']);
   });
@@ -35,7 +36,7 @@ describe('createExclusive (local file system)', () => {
     for (let round = 0; round < 5; round++) {
       const dir = await freshDir();
       const path = join(dir, 'contended.lease');
-      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => createExclusive(path, contentOf(i), `node-${i}`)));
+      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => createExclusive(nodeMount, path, contentOf(i), `node-${i}`)));
       const winners = results.flatMap((won, i) => (won ? [i] : []));
       assert.equal(winners.length, 1, `round ${round}: winners ${winners.join(',')}`);
       assert.equal(await readFile(path, 'utf8'), contentOf(winners[0]!));
@@ -62,7 +63,7 @@ describe('createExclusive (local file system)', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
-    await Promise.all(Array.from({ length: 16 }, (_, i) => createExclusive(path, contentOf(i), `node-${i}`)));
+    await Promise.all(Array.from({ length: 16 }, (_, i) => createExclusive(nodeMount, path, contentOf(i), `node-${i}`)));
     // Keep reading a little after the winner, so the check has something to see.
     while (reads < 5) await new Promise((resolve) => setImmediate(resolve));
     stop = true;
@@ -80,7 +81,7 @@ describe('createExclusive (local file system)', () => {
       return original(from, to);
     });
     try {
-      assert.equal(await createExclusive(path, 'x', 'ws1-100'), true);
+      assert.equal(await createExclusive(nodeMount, path, 'x', 'ws1-100'), true);
     } finally {
       restore();
     }
@@ -92,7 +93,7 @@ describe('createExclusive (local file system)', () => {
 
   test('a missing directory rejects with ENOENT and creates nothing', async () => {
     const dir = await freshDir();
-    await assert.rejects(createExclusive(join(dir, 'nope', 'x.lease'), 'x', 'ws1-100'), { code: 'ENOENT' });
+    await assert.rejects(createExclusive(nodeMount, join(dir, 'nope', 'x.lease'), 'x', 'ws1-100'), { code: 'ENOENT' });
     assert.deepEqual(await readdir(dir), []);
   });
 
@@ -103,7 +104,7 @@ describe('createExclusive (local file system)', () => {
       throw Object.assign(new Error('EIO: i/o error, link'), { code: 'EIO' });
     });
     try {
-      await assert.rejects(createExclusive(join(dir, 'x.lease'), 'x', 'ws1-100'), { code: 'EIO' });
+      await assert.rejects(createExclusive(nodeMount, join(dir, 'x.lease'), 'x', 'ws1-100'), { code: 'EIO' });
     } finally {
       restore();
     }
@@ -118,7 +119,9 @@ describe('createExclusive (local file system)', () => {
       throw Object.assign(new Error('EIO: i/o error, link'), { code: 'EIO' });
     });
     try {
-      await leavesNoLitter(dir, 'ws1-100', () => assert.rejects(createExclusive(join(dir, 'x.lease'), 'x', 'ws1-100'), { code: 'EIO' }));
+      await leavesNoLitter(dir, 'ws1-100', () =>
+        assert.rejects(createExclusive(nodeMount, join(dir, 'x.lease'), 'x', 'ws1-100'), { code: 'EIO' }),
+      );
     } finally {
       restoreLink();
     }
@@ -131,7 +134,7 @@ describe('createExclusive (local file system)', () => {
       throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
     });
     try {
-      assert.equal(await createExclusive(join(dir, 'x.lease'), 'x', 'ws1-100'), false);
+      assert.equal(await createExclusive(nodeMount, join(dir, 'x.lease'), 'x', 'ws1-100'), false);
     } finally {
       restore();
     }

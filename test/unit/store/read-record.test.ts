@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isTornRead, readRecord } from '../../../src/store/read-record.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 let dir: string;
 before(async () => {
@@ -23,17 +24,17 @@ describe('readRecord', () => {
   test('a whole record that passes its check: its value', async () => {
     const path = join(dir, 'ok.json');
     await writeFile(path, '{"x":1}\n');
-    assert.deepEqual(await readRecord(path, asPoint), { kind: 'value', value: { x: 1 } });
+    assert.deepEqual(await readRecord(nodeMount, path, asPoint), { kind: 'value', value: { x: 1 } });
   });
 
   test('no file by that name: absent', async () => {
-    assert.deepEqual(await readRecord(join(dir, 'none.json'), asPoint), { kind: 'absent' });
+    assert.deepEqual(await readRecord(nodeMount, join(dir, 'none.json'), asPoint), { kind: 'absent' });
   });
 
   test('a file cut short (it does not parse, even read again): torn, with the SyntaxError', async () => {
     const path = join(dir, 'cut.json');
     await writeFile(path, '{"x":');
-    const r = await readRecord(path, asPoint);
+    const r = await readRecord(nodeMount, path, asPoint);
     assert.equal(r.kind, 'torn');
     assert.ok(r.kind === 'torn' && r.error instanceof SyntaxError);
   });
@@ -41,14 +42,14 @@ describe('readRecord', () => {
   test("JSON that is not a record of its kind: torn, with the check's TypeError", async () => {
     const path = join(dir, 'other.json');
     await writeFile(path, '{"y":1}');
-    const r = await readRecord(path, asPoint);
+    const r = await readRecord(nodeMount, path, asPoint);
     assert.ok(r.kind === 'torn' && r.error instanceof TypeError && r.error.message === 'not a point');
   });
 
   test('any other failure is thrown: the caller decides (here EISDIR)', async () => {
     const path = join(dir, 'a-dir.json');
     await mkdir(path);
-    await assert.rejects(readRecord(path, asPoint), (err: NodeJS.ErrnoException) => err.code === 'EISDIR');
+    await assert.rejects(readRecord(nodeMount, path, asPoint), (err: NodeJS.ErrnoException) => err.code === 'EISDIR');
   });
 });
 

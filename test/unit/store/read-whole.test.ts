@@ -5,7 +5,9 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { readJsonValidated, readWhole } from '../../../src/store/read-whole.js';
+import { readWhole } from '../../../src/store/read-whole.js';
+import { readJsonValidated } from '../../../src/store/read-record.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 let dir: string;
 before(async () => {
@@ -59,7 +61,10 @@ describe('readWhole', () => {
       const text = JSON.stringify({ n: size, pad: 'x'.repeat(size - 15 - String(size).length) });
       assert.equal(text.length, size);
       await writeFile(path, text);
-      assert.equal((await readJsonValidated(path, (v) => v as { n: number; pad: string })).pad.length, size - 15 - String(size).length);
+      assert.equal(
+        (await readJsonValidated(nodeMount, path, (v) => v as { n: number; pad: string })).pad.length,
+        size - 15 - String(size).length,
+      );
     }
   });
 
@@ -87,8 +92,8 @@ describe('readJsonValidated', () => {
   test('returns what check makes of the parsed JSON', async () => {
     const path = join(dir, 'ok.json');
     await writeFile(path, JSON.stringify({ n: 3 }));
-    assert.deepEqual(await readJsonValidated(path, check), { n: 3 });
-    assert.equal(await readJsonValidated(path, (v) => (v as { n: number }).n * 2), 6);
+    assert.deepEqual(await readJsonValidated(nodeMount, path, check), { n: 3 });
+    assert.equal(await readJsonValidated(nodeMount, path, (v) => (v as { n: number }).n * 2), 6);
   });
 
   test('JSON that never parses is read 4 times, then the parse error is thrown', async () => {
@@ -96,7 +101,7 @@ describe('readJsonValidated', () => {
     await writeFile(path, '{"n": 1'); // what a reader may see of a file cut short
     let calls = 0;
     await assert.rejects(
-      readJsonValidated(path, (v) => {
+      readJsonValidated(nodeMount, path, (v) => {
         calls++;
         return check(v);
       }),
@@ -110,7 +115,7 @@ describe('readJsonValidated', () => {
     await writeFile(path, JSON.stringify({ wrong: true }));
     let calls = 0;
     await assert.rejects(
-      readJsonValidated(path, (v) => {
+      readJsonValidated(nodeMount, path, (v) => {
         calls++;
         check(v);
         return v;
@@ -124,7 +129,7 @@ describe('readJsonValidated', () => {
     const path = join(dir, 'becomes-valid.json');
     await writeFile(path, JSON.stringify({ wrong: true }));
     let calls = 0;
-    const value = await readJsonValidated(path, (v) => {
+    const value = await readJsonValidated(nodeMount, path, (v) => {
       calls++;
       // The writer replaces the file while the first, failing, attempt looks at it.
       if (calls === 1) writeFileSync(path, JSON.stringify({ n: 9 }));
@@ -137,7 +142,7 @@ describe('readJsonValidated', () => {
   test('a missing file rejects with ENOENT at once, without retrying', async () => {
     let calls = 0;
     await assert.rejects(
-      readJsonValidated(join(dir, 'missing.json'), (v) => {
+      readJsonValidated(nodeMount, join(dir, 'missing.json'), (v) => {
         calls++;
         return v;
       }),
@@ -151,7 +156,7 @@ describe('readJsonValidated', () => {
     await writeFile(path, JSON.stringify({ wrong: true }));
     let calls = 0;
     await assert.rejects(
-      readJsonValidated(path, (v) => {
+      readJsonValidated(nodeMount, path, (v) => {
         calls++;
         unlinkSync(path);
         return check(v);

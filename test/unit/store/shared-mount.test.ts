@@ -7,8 +7,10 @@ import { Leases } from '../../../src/cluster/lease.js';
 import { writeFileAtomic } from '../../../src/store/atomic-write.js';
 import { createExclusive } from '../../../src/store/exclusive-create.js';
 import { Layout } from '../../../src/store/layout.js';
-import { readJsonValidated, readWhole } from '../../../src/store/read-whole.js';
+import { readWhole } from '../../../src/store/read-whole.js';
+import { readJsonValidated } from '../../../src/store/read-record.js';
 import { startSshfsPair } from '../../support/sshfs-pair.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 // The store and lease primitives over two REAL sshfs mounts of one export, each mount acting
 // as a separate machine with its own FUSE cache (docs/architecture.md, "Tests"; docs/protocol.md, "What the file system must give"). Skipped, with
@@ -68,7 +70,7 @@ test('two sshfs mounts of one export behave as the store and leases need', { tim
       const data = content(i, 1 + ((i * 37_813) % 300_000));
       const name = `f${i % 4}.bin`; // four names, each replaced ten times with another length
       const t0 = now();
-      await writeFileAtomic(join(m1, 'a', name), data, { nodeId: A, fsync: false });
+      await writeFileAtomic(nodeMount, join(m1, 'a', name), data, { nodeId: A, fsync: false });
       times.push(now() - t0);
       // No waiting, no retry: the first look from the other mount must see the new version whole.
       assert.ok((await readdir(join(m2, 'a'))).includes(name), `${name} listed on mount 2`);
@@ -88,7 +90,7 @@ test('two sshfs mounts of one export behave as the store and leases need', { tim
       const name = `r${i}.lease`;
       const race = (mount: string, node: string) => async () => {
         const t0 = now();
-        const won = await createExclusive(join(mount, 'b', name), `${node} ${i}\n`, node);
+        const won = await createExclusive(nodeMount, join(mount, 'b', name), `${node} ${i}\n`, node);
         return { won, elapsed: now() - t0 };
       };
       const [ra, rb] = await Promise.all([race(m1, A)(), race(m2, B)()]);
@@ -141,12 +143,12 @@ test('two sshfs mounts of one export behave as the store and leases need', { tim
     await mkdir(join(m1, 'd'));
     const path1 = join(m1, 'd', 'node.json');
     const path2 = join(m2, 'd', 'node.json');
-    await writeFileAtomic(path1, makeRecord(0), { nodeId: A, fsync: false });
+    await writeFileAtomic(nodeMount, path1, makeRecord(0), { nodeId: A, fsync: false });
 
     let stop = false;
     let written = 1;
     const writer = (async () => {
-      while (!stop) await writeFileAtomic(path1, makeRecord(written++), { nodeId: A, fsync: false });
+      while (!stop) await writeFileAtomic(nodeMount, path1, makeRecord(written++), { nodeId: A, fsync: false });
     })();
 
     const reads = 2000;
@@ -164,7 +166,7 @@ test('two sshfs mounts of one export behave as the store and leases need', { tim
     };
     try {
       for (let i = 0; i < reads; i++) {
-        const rec = await readJsonValidated(path2, countingCheck); // throws if it ever gives up
+        const rec = await readJsonValidated(nodeMount, path2, countingCheck); // throws if it ever gives up
         assert.equal(rec.pad.length, rec.len);
         if (rec.seq !== last) distinct++;
         last = rec.seq;

@@ -7,6 +7,7 @@ import { writeFileAtomic, writeFilesAtomic } from '../../../src/store/atomic-wri
 import { type WriteFailure, WriteThread, WriteThreadLost } from '../../../src/store/write-thread.js';
 import { runNodeScript } from '../../support/node-script.js';
 import { freshDirs } from '../../support/temp-paths.js';
+import { nodeMount } from '../../../src/store/mount.js';
 
 const NODE_ID = 'ws1-100';
 const freshDir = freshDirs('mountcrawl-writethread-');
@@ -41,7 +42,7 @@ describe('WriteThread', linux, () => {
         else if (n % 5 === 3) data = n === 3 ? new Uint8Array(0) : bytesOf(n, 120_000);
         else data = n === 4 ? big : bytesOf(n, 1 + n);
         expected.set(path, typeof data === 'string' ? new Uint8Array(Buffer.from(data)) : Uint8Array.from(data));
-        writes.push(writeFileAtomic(path, data, { nodeId: NODE_ID, fsync: false, thread }));
+        writes.push(writeFileAtomic(nodeMount, path, data, { nodeId: NODE_ID, fsync: false, thread }));
       }
       await Promise.all(writes);
       assert.equal(thread.usable, true, 'the thread made them (it did not fail over to the pool)');
@@ -61,7 +62,11 @@ describe('WriteThread', linux, () => {
       for (let round = 0; round < 60; round++) {
         await Promise.all(
           Array.from({ length: 8 }, (_, i) =>
-            writeFileAtomic(join(dir, `f${i}`), bytesOf(round * 8 + i, 300_000 + round), { nodeId: NODE_ID, fsync: false, thread }),
+            writeFileAtomic(nodeMount, join(dir, `f${i}`), bytesOf(round * 8 + i, 300_000 + round), {
+              nodeId: NODE_ID,
+              fsync: false,
+              thread,
+            }),
           ),
         );
         for (let i = 0; i < 8; i += 3)
@@ -77,13 +82,16 @@ describe('WriteThread', linux, () => {
     const thread = new WriteThread();
     try {
       const path = join(dir, 'missing', 'page.html');
-      await assert.rejects(writeFileAtomic(path, 'x', { nodeId: NODE_ID, fsync: false, thread }), (err: NodeJS.ErrnoException) => {
-        assert.equal(err.code, 'ENOENT');
-        assert.equal(err.syscall, 'open');
-        assert.ok(err.path?.startsWith(`${join(dir, 'missing')}/.page.html~${NODE_ID}~`), err.path);
-        assert.match(err.message, /^ENOENT: no such file or directory, open /);
-        return true;
-      });
+      await assert.rejects(
+        writeFileAtomic(nodeMount, path, 'x', { nodeId: NODE_ID, fsync: false, thread }),
+        (err: NodeJS.ErrnoException) => {
+          assert.equal(err.code, 'ENOENT');
+          assert.equal(err.syscall, 'open');
+          assert.ok(err.path?.startsWith(`${join(dir, 'missing')}/.page.html~${NODE_ID}~`), err.path);
+          assert.match(err.message, /^ENOENT: no such file or directory, open /);
+          return true;
+        },
+      );
       assert.deepEqual(await readdir(dir), []);
     } finally {
       thread.close();
@@ -116,6 +124,7 @@ describe('WriteThread', linux, () => {
     const thread = new WriteThread();
     try {
       await writeFilesAtomic(
+        nodeMount,
         [
           { path: join(dir, 'p.html'), data: new Uint8Array([1, 2]) },
           { path: join(dir, 'p.json'), data: '{}' },
@@ -129,6 +138,7 @@ describe('WriteThread', linux, () => {
       await writeFile(join(dir, 'q.html', 'inside'), '');
       await assert.rejects(
         writeFilesAtomic(
+          nodeMount,
           [
             { path: join(dir, 'q.html'), data: 'x' },
             { path: join(dir, 'q.json'), data: '{}' },
@@ -151,7 +161,7 @@ describe('WriteThread', linux, () => {
       await mkdir(join(dir, 'page.html'));
       await writeFile(join(dir, 'page.html', 'inside'), '');
       await assert.rejects(
-        writeFileAtomic(join(dir, 'page.html'), 'x', { nodeId: NODE_ID, fsync: false, thread }),
+        writeFileAtomic(nodeMount, join(dir, 'page.html'), 'x', { nodeId: NODE_ID, fsync: false, thread }),
         (err: NodeJS.ErrnoException) => {
           assert.equal(err.syscall, 'rename');
           assert.ok(['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(err.code ?? ''), err.code);
@@ -160,7 +170,7 @@ describe('WriteThread', linux, () => {
       );
       assert.deepEqual(await readdir(dir), ['page.html']);
       assert.equal(thread.usable, true, 'a failed write does not stop the thread');
-      await writeFileAtomic(join(dir, 'next.html'), 'y', { nodeId: NODE_ID, fsync: false, thread });
+      await writeFileAtomic(nodeMount, join(dir, 'next.html'), 'y', { nodeId: NODE_ID, fsync: false, thread });
       assert.equal(await readFile(join(dir, 'next.html'), 'utf8'), 'y');
     } finally {
       thread.close();
@@ -170,11 +180,11 @@ describe('WriteThread', linux, () => {
   test('close: writes already sent are made; later ones go through the pool', async () => {
     const dir = await freshDir();
     const thread = new WriteThread();
-    const sent = writeFileAtomic(join(dir, 'a'), 'before', { nodeId: NODE_ID, fsync: false, thread });
+    const sent = writeFileAtomic(nodeMount, join(dir, 'a'), 'before', { nodeId: NODE_ID, fsync: false, thread });
     thread.close();
     assert.equal(thread.usable, false);
     await sent;
-    await writeFileAtomic(join(dir, 'b'), 'after', { nodeId: NODE_ID, fsync: false, thread });
+    await writeFileAtomic(nodeMount, join(dir, 'b'), 'after', { nodeId: NODE_ID, fsync: false, thread });
     assert.equal(await readFile(join(dir, 'a'), 'utf8'), 'before');
     assert.equal(await readFile(join(dir, 'b'), 'utf8'), 'after');
     const [refused] = thread.writeInOrder([{ tmp: join(dir, '.t'), path: join(dir, 't'), data: 'x' }]);
@@ -193,13 +203,13 @@ describe('WriteThread', linux, () => {
         return files.map(() => half);
       },
     } as unknown as WriteThread;
-    await writeFileAtomic(join(dir, 'page.html'), 'whole', { nodeId: NODE_ID, fsync: false, thread: lost });
+    await writeFileAtomic(nodeMount, join(dir, 'page.html'), 'whole', { nodeId: NODE_ID, fsync: false, thread: lost });
     assert.equal(await readFile(join(dir, 'page.html'), 'utf8'), 'whole');
     const files = [
       { path: join(dir, 'r.html'), data: 'page' },
       { path: join(dir, 'r.json'), data: '{"v":1}' },
     ];
-    await writeFilesAtomic(files, { nodeId: NODE_ID, fsync: false, thread: lost });
+    await writeFilesAtomic(nodeMount, files, { nodeId: NODE_ID, fsync: false, thread: lost });
     assert.deepEqual((await readdir(dir)).sort(), ['page.html', 'r.html', 'r.json']);
     assert.equal(await readFile(join(dir, 'r.json'), 'utf8'), '{"v":1}');
   });
@@ -211,12 +221,13 @@ describe('WriteThread', linux, () => {
     const script = `
       const { WriteThread } = await import(${JSON.stringify(module)});
       const { writeFileAtomic } = await import(${JSON.stringify(atomic)});
+      const { nodeMount } = await import(${JSON.stringify(atomic.replace('atomic-write.js', 'mount.js'))});
       // One thread started and never sent a write, one started before its write.
       new WriteThread().start();
       const thread = new WriteThread();
       thread.start();
       await new Promise((r) => setTimeout(r, 100));
-      await writeFileAtomic(${JSON.stringify(join(dir, 'a'))}, 'from a child', { nodeId: 'c', fsync: false, thread });
+      await writeFileAtomic(nodeMount, ${JSON.stringify(join(dir, 'a'))}, 'from a child', { nodeId: 'c', fsync: false, thread });
       console.log(thread.usable ? 'written by the thread' : 'the thread failed');`;
     const { code, stdout } = await runNodeScript(dir, script, 10_000);
     assert.equal(stdout, 'written by the thread');
