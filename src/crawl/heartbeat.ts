@@ -67,6 +67,11 @@ export class Heartbeat {
   #ticks = 0;
   /** Whether every live node was idle at the last heartbeat. */
   #allIdleSeen = false;
+  /**
+   * Set by a beat that began fenced, cleared once that beat has read back every lease: until
+   * then the node stays fenced, although its record got through (docs/protocol.md, "Self-fencing").
+   */
+  #leasesInDoubt = false;
   #closed = false;
   /** start() was called: before it, a beatSoon() (a sibling's nudge while this node joins) does nothing. */
   #started = false;
@@ -146,7 +151,7 @@ export class Heartbeat {
   /** True when this node has not reached the mount for long enough that others may count it dead. */
   fenced(): boolean {
     const { clock, config, parts } = this.#d;
-    return clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
+    return this.#leasesInDoubt || clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
   }
 
   /**
@@ -203,6 +208,7 @@ export class Heartbeat {
     try {
       this.#ticks++;
       const wasFenced = this.fenced();
+      if (wasFenced) this.#leasesInDoubt = true;
       await p.guard.checkMarker();
       // No lending in the first heartbeats: nodes started together have not seen each other yet.
       const lent = this.#ticks <= STARTUP_BEATS ? 0 : await this.#lender.lend();
@@ -259,6 +265,7 @@ export class Heartbeat {
         p.keeper.retryBlocked();
         await p.keeper.releaseOrphanLeases();
       }
+      this.#leasesInDoubt = false;
       if (wasFenced) log.info('reached the mount again');
       const serverNow = p.membership.serverTime?.mtimeMs;
       if (this.#ticks % SWEEP_EVERY === 1 && serverNow !== undefined) {

@@ -87,7 +87,9 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   const nodeRng = rng.fork('nodes');
   const beat = /\/nodes\/[^/]+\.json$/;
   const observe = (process: string, call: string, what: string, error: unknown): void => {
-    if (call === 'rename' && error === undefined && beat.test(what)) props.beat(process, sched.now);
+    if (call !== 'rename' || error !== undefined || !beat.test(what)) return;
+    props.beat(process, sched.now);
+    if (options.verbose === true) trace.log(sched.now, process, `record ${recordLine(server, what.split(' -> ')[1]!)}`);
   };
   const env = { server, sched, weather: plan, trace, observe };
 
@@ -98,6 +100,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   let pendingStarts = 0;
   let running = 0;
   let lastEnd = 0;
+  let refused = 0;
 
   const start = (node: string): void => {
     const process = `${node}.${++incarnation}`;
@@ -133,7 +136,15 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     };
     sim.run().then(
       (r) => ended(`${r.reason}${r.message === undefined ? '' : ` (${r.message})`}`, r.reason === 'complete'),
-      (err: unknown) => ended(`by throwing ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, false),
+      (err: unknown) => {
+        // A data directory that fails its check at start is refused (exit 3, docs/errors.md), as a user would see it.
+        if ((err as { code?: unknown }).code === 'DATA_DIR_UNUSABLE') {
+          lostNodes.add(node);
+          refused++;
+          return ended(`refused to start: ${(err as Error).message}`, true);
+        }
+        ended(`by throwing ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, false);
+      },
     );
   };
 
@@ -205,7 +216,17 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   const summary =
     `seed ${seed}: ${plan.initial.length} nodes, ${site.hosts.length} hosts, ${site.pages.size} URLs; ` +
     `${site.requests.length} requests (${pages} answered 200, ${props.refetched} fetched again after a fault); ` +
-    `${sched.steps} events; last end at ${(lastEnd / 1000).toFixed(2)} s (faults over at ${(calm / 1000).toFixed(2)} s); ` +
+    `${refused > 0 ? `${refused} refused to start on a failing mount; ` : ''}${sched.steps} events; last end at ${(lastEnd / 1000).toFixed(2)} s (faults over at ${(calm / 1000).toFixed(2)} s); ` +
     `trace ${trace.digest()}: ${props.violations.length === 0 ? 'ok' : `${props.violations.length} violations`}`;
   return { seed, digest: trace.digest(), violations: props.violations, faults: plan.counts, header, summary, trace: trace.lines };
+}
+
+/** A node record's state in brief, for the verbose trace. */
+function recordLine(server: MountServer, path: string): string {
+  try {
+    const r = JSON.parse(server.readFile(path).data.toString('utf8')) as Record<string, unknown>;
+    return `${String(r.state)} counter ${String(r.counter)} epoch ${String(r.idleEpoch)} round ${String(r.round)} hosts ${JSON.stringify(r.hosts)}`;
+  } catch {
+    return 'unreadable';
+  }
 }
