@@ -154,6 +154,11 @@ export class Heartbeat {
     return this.#leasesInDoubt || clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
   }
 
+  /** Every lease was read back after a heartbeat got through: a fence that held for them lifts. */
+  leasesReadBack(): void {
+    this.#leasesInDoubt = false;
+  }
+
   /**
    * The next beat, in one chain only: a timer set while another was pending would start a second
    * chain, whose timer close() does not know, and a beat of it after close() would write the
@@ -265,7 +270,7 @@ export class Heartbeat {
         p.keeper.retryBlocked();
         await p.keeper.releaseOrphanLeases();
       }
-      this.#leasesInDoubt = false;
+      this.leasesReadBack();
       if (wasFenced) log.info('reached the mount again');
       const serverNow = p.membership.serverTime?.mtimeMs;
       if (this.#ticks % SWEEP_EVERY === 1 && serverNow !== undefined) {

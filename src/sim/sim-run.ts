@@ -99,6 +99,8 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   let incarnation = 0;
   let pendingStarts = 0;
   let running = 0;
+  /** A node ended by the rule since the last start: once none runs, the crawl is over, whatever was still to start. */
+  let endedByRule = false;
   let lastEnd = 0;
   let refused = 0;
 
@@ -106,6 +108,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     const process = `${node}.${++incarnation}`;
     live.set(node, process);
     running++;
+    endedByRule = false;
     const clock = new SimClock(sched, process, {
       rate: plan.rates.get(node.replace(/r$/, '')) ?? 1,
       offsetMs: nodeRng.between(-5000, 5000),
@@ -128,6 +131,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
       lastEnd = sched.now;
       ends.set(process, text);
       props.exited(process, sched.now);
+      if (text === 'complete') endedByRule = true;
       trace.note(sched.now, node, `end ${process} ${text}`);
       if (!ok) {
         lostNodes.add(node);
@@ -138,7 +142,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
       (r) => ended(`${r.reason}${r.message === undefined ? '' : ` (${r.message})`}`, r.reason === 'complete'),
       (err: unknown) => {
         // A data directory that fails its check at start is refused (exit 3, docs/errors.md), as a user would see it.
-        if ((err as { code?: unknown }).code === 'DATA_DIR_UNUSABLE') {
+        if (['DATA_DIR_UNUSABLE', 'DISK_FULL'].includes(String((err as { code?: unknown }).code))) {
           lostNodes.add(node);
           refused++;
           return ended(`refused to start: ${(err as Error).message}`, true);
@@ -199,7 +203,8 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
 
   const siteTrouble = Math.max(0, ...[...site.pages.values()].map((p) => p.failUntil), ...site.hosts.map((h) => h.robotsFailUntil));
   const calm = Math.max(plan.lastFaultEnd, siteTrouble);
-  const stop = await sched.run(calm + END_BOUND_MS, () => pendingStarts === 0 && running === 0);
+  // The crawl ends when no node runs, unless every node was killed and one is still to come back.
+  const stop = await sched.run(calm + END_BOUND_MS, () => running === 0 && (pendingStarts === 0 || endedByRule));
   if (stop !== 'done') {
     const waiting = [...live.values()].filter((p) => !ends.has(p) && sched.stateOf(p) !== 'dead');
     props.violation(

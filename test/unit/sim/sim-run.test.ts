@@ -19,4 +19,10 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.match(r.header[1]!, /pause n1@3715 for 3087/);
     assert.deepEqual(r.violations, []);
   });
+
+  test('seed 14: a page fetched before the mount failed under its commit is written once the mount is back, not dropped (its node was fenced meanwhile and still holds the host)', async () => {
+    const r = await runSeed(14, { factory: realNode });
+    assert.match(r.header[1]!, /eio all 2075\.\.3230/);
+    assert.deepEqual(r.violations, []);
+  });
 });
