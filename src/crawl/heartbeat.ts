@@ -68,8 +68,9 @@ export class Heartbeat {
   /** Whether every live node was idle at the last heartbeat. */
   #allIdleSeen = false;
   /**
-   * Set by a beat that began fenced, cleared once that beat has read back every lease: until
-   * then the node stays fenced, although its record got through (docs/protocol.md, "Self-fencing").
+   * Set by a beat whose record went out while the node was fenced, cleared once every lease was
+   * read back: until then the node stays fenced, although its record got through
+   * (docs/protocol.md, "Self-fencing").
    */
   #leasesInDoubt = false;
   #closed = false;
@@ -212,11 +213,13 @@ export class Heartbeat {
     const started = this.#d.clock.monotonic();
     try {
       this.#ticks++;
-      const wasFenced = this.fenced();
-      if (wasFenced) this.#leasesInDoubt = true;
       await p.guard.checkMarker();
       // No lending in the first heartbeats: nodes started together have not seen each other yet.
       const lent = this.#ticks <= STARTUP_BEATS ? 0 : await this.#lender.lend();
+      // Fenced as the record goes out (the steps before may have waited on a stalled mount): the
+      // fence then holds until the leases are read back, although the record gets through.
+      if (this.fenced()) this.#leasesInDoubt = true;
+      const wasFenced = this.#leasesInDoubt;
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
       // The lent hosts' queues go now, after the record that names the lends: borrowers wait for them.
       if (lent > 0) await p.handoffs?.outbox.flush();

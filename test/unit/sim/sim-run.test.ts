@@ -25,4 +25,22 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.match(r.header[1]!, /eio all 2075\.\.3230/);
     assert.deepEqual(r.violations, []);
   });
+
+  test('seed 139: a node whose mount stalled between listing nodes/ and reading the records does not count every peer dead (changes are timed when the reads are in)', async () => {
+    const r = await runSeed(139, { factory: realNode });
+    assert.match(r.header[1]!, /stall n0 198\.\.2370/);
+    assert.deepEqual(r.violations, []);
+  });
+
+  test('seed 202: robots.txt whose read from the mount stalled past dead-after is not fetched by a node that lost the host meanwhile', async () => {
+    const r = await runSeed(202, { factory: realNode });
+    assert.match(r.header[1]!, /stall n1 624\.\.3142/);
+    assert.deepEqual(r.violations, []);
+  });
+
+  test('seed 292: a heartbeat that went out after a stall in the steps before it keeps the node fenced until its leases are read back', async () => {
+    const r = await runSeed(292, { factory: realNode });
+    assert.match(r.header[1]!, /stall n1 851\.\.3473/);
+    assert.deepEqual(r.violations, []);
+  });
 });
