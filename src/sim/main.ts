@@ -3,7 +3,7 @@ import type { ServerMutation } from './mount-server.js';
 import { realNode } from './real-node.js';
 import { runSeed, type SimOptions } from './sim-run.js';
 
-const USAGE = 'usage: npm run sim -- (--seed S | --seeds A..B) [--nodes N] [--verbose] [--mutation link-replaces]';
+const USAGE = 'usage: npm run sim -- (--seed S | --seeds A..B) [--nodes N] [--cache-ms MS] [--verbose] [--mutation link-replaces]';
 
 /** The mistakes that can be put into a run on purpose, by name (docs/simulator.md). */
 const MUTATIONS: Record<string, ServerMutation> = { 'link-replaces': { linkReplaces: true } };
@@ -12,6 +12,7 @@ interface Args {
   readonly from: number;
   readonly to: number;
   readonly nodes: number | undefined;
+  readonly cacheMs: number | undefined;
   readonly verbose: boolean;
   readonly mutation: ServerMutation | undefined;
 }
@@ -20,6 +21,7 @@ interface Args {
 function parseArgs(argv: readonly string[]): Args | string {
   let range: [number, number] | undefined;
   let nodes: number | undefined;
+  let cacheMs: number | undefined;
   let verbose = false;
   let mutation: ServerMutation | undefined;
   const int = (s: string | undefined): number | undefined => (s !== undefined && /^\d+$/.test(s) ? Number(s) : undefined);
@@ -41,6 +43,10 @@ function parseArgs(argv: readonly string[]): Args | string {
       nodes = int(value);
       if (nodes === undefined || nodes < 1 || nodes > 16) return `--nodes wants 1 to 16, got ${value ?? 'nothing'}`;
       i++;
+    } else if (a === '--cache-ms') {
+      cacheMs = int(value);
+      if (cacheMs === undefined) return `--cache-ms wants a number of milliseconds, got ${value ?? 'nothing'}`;
+      i++;
     } else if (a === '--mutation') {
       mutation = MUTATIONS[value ?? ''];
       if (mutation === undefined) return `--mutation wants one of ${Object.keys(MUTATIONS).join(', ')}, got ${value ?? 'nothing'}`;
@@ -48,7 +54,7 @@ function parseArgs(argv: readonly string[]): Args | string {
     } else return `unknown argument ${a}`;
   }
   if (range === undefined) return USAGE;
-  return { from: range[0], to: range[1], nodes, verbose, mutation };
+  return { from: range[0], to: range[1], nodes, cacheMs, verbose, mutation };
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -61,6 +67,7 @@ async function main(argv: readonly string[]): Promise<number> {
     factory: realNode,
     verbose: args.verbose,
     ...(args.nodes === undefined ? {} : { nodes: args.nodes }),
+    ...(args.cacheMs === undefined ? {} : { cacheMs: args.cacheMs }),
     ...(args.mutation === undefined ? {} : { mutation: args.mutation }),
   };
   const single = args.from === args.to;

@@ -76,11 +76,16 @@ export class Properties implements SiteObserver {
     this.#inFlight.get(req.host)?.delete(req);
   }
 
-  /** True when `process` was killed, or went without a heartbeat for long enough to be counted dead, between `from` and `to`. */
-  atRisk(process: string, from: number, to: number): boolean {
+  /**
+   * True when `process` was killed, or went without a heartbeat reaching the mount for `share`
+   * of the dead-after time (on the fastest clock of the run), between `from` and `to`: 0.8 for
+   * a node others may have counted dead, 0.5 for one that may have fenced itself
+   * (docs/protocol.md, "Self-fencing") and left a page it had fetched to be fetched again.
+   */
+  atRisk(process: string, from: number, to: number, share = 0.8): boolean {
     const killed = this.#killed.get(process);
     if (killed !== undefined && killed <= to) return true;
-    const limit = (0.8 * this.#s.deadAfterMs) / this.#s.fastestRate;
+    const limit = (share * this.#s.deadAfterMs) / this.#s.fastestRate;
     const beats = this.#beats.get(process) ?? [];
     let last = beats.length > 0 ? beats[0]! : from;
     for (const b of beats) {
@@ -103,7 +108,7 @@ export class Properties implements SiteObserver {
       for (let i = 1; i < list.length; i++) {
         const prev = list[i - 1]!;
         const next = list[i]!;
-        if (this.atRisk(prev.process, prev.start, next.start)) this.refetched++;
+        if (this.atRisk(prev.process, prev.start, next.start, 0.5)) this.refetched++;
         else this.violation(`fetched twice: ${url} by ${prev.node} at ${t(prev.start)} and ${next.node} at ${t(next.start)}`);
       }
     }

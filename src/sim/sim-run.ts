@@ -35,6 +35,8 @@ export interface SimOptions {
   /** Nodes at the start (default: 2 to 4, drawn). */
   readonly nodes?: number;
   readonly verbose?: boolean;
+  /** How long listings and attributes may lag on every node (default: drawn, 0 on sshfs, 0 to 300 ms on NFS). */
+  readonly cacheMs?: number;
   /** A mistake put into the mount on purpose (docs/simulator.md, "Proof that it finds bugs"). */
   readonly mutation?: ServerMutation;
 }
@@ -83,7 +85,8 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   const site = new SimSite({ sched, rng: rng.fork('site'), trace, observer: props });
   const mountRng = rng.fork('mount');
   const sshfs = mountRng.chance(0.5);
-  const viewOptions: MountViewOptions = { sshfs, tornReads: sshfs, cacheMs: sshfs ? 0 : mountRng.pick([0, 50, 300]) };
+  const cacheMs = sshfs ? 0 : mountRng.pick([0, 50, 300]);
+  const viewOptions: MountViewOptions = { sshfs, tornReads: sshfs, cacheMs: options.cacheMs ?? cacheMs };
   const nodeRng = rng.fork('nodes');
   const beat = /\/nodes\/[^/]+\.json$/;
   const observe = (process: string, call: string, what: string, error: unknown): void => {
