@@ -102,7 +102,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   let incarnation = 0;
   let pendingStarts = 0;
   let running = 0;
-  /** A node ended by the rule since the last start: once none runs, the crawl is over, whatever was still to start. */
+  /** The last node to stop ended by the rule (not killed): once none runs, the crawl is over, whatever was still to start. */
   let endedByRule = false;
   let lastEnd = 0;
   let refused = 0;
@@ -187,6 +187,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     trace.note(sched.now, f.node, `kill ${process}`);
     sched.kill(process);
     running--;
+    endedByRule = false;
     lostNodes.add(f.node);
     props.killed(process, sched.now);
     if (f.restartAfter !== undefined) {
