@@ -25,6 +25,7 @@ export function fakeFetcher(site: Record<string, Answer | Answer[]>): { fetcher:
         durationMs: 1,
       };
     },
+    async close(): Promise<void> {},
   } as unknown as Fetcher;
   return { fetcher, asked };
 }

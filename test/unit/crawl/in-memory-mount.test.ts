@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { CrawlNode, type RunResult } from '../../../src/crawl/crawl-node.js';
 import { ExitCode } from '../../../src/errors.js';
-import type { Fetcher } from '../../../src/fetch/fetcher.js';
 import { silentLogger } from '../../../src/progress/logger.js';
 import { Layout, tempOwner } from '../../../src/store/layout.js';
 import { asLinksRecord } from '../../../src/store/records.js';
@@ -12,6 +11,7 @@ import { urlKey } from '../../../src/url/key.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { type Answer, fakeFetcher } from '../../support/fake-fetcher.js';
 import { frontierConfig } from '../../support/frontier-rig.js';
+import { hookFs, hookFsPromises } from '../../support/fs-hook.js';
 import { MemoryFs } from '../../support/memory-fs.js';
 
 /** Not on the real disk: a call of the node's that went to node's fs would fail. */
@@ -42,8 +42,7 @@ async function crawlOnce(): Promise<{
 }> {
   const clock = new FakeClock();
   const fs = new MemoryFs(() => clock.now());
-  const { fetcher: fake, asked } = fakeFetcher(site().answers);
-  const fetcher = Object.assign(fake, { close: async () => undefined }) as Fetcher;
+  const { fetcher, asked } = fakeFetcher(site().answers);
   let seed = 1;
   // A seeded random source (the nodes' lease tokens and the marker's id).
   const random = (): number => {
@@ -84,10 +83,51 @@ async function contents(fs: MemoryFs): Promise<Map<string, string>> {
   return out;
 }
 
+/** Node's fs functions (both APIs) that a node could call on the data directory. */
+const FS_CALLS = [
+  'open',
+  'readFile',
+  'writeFile',
+  'readdir',
+  'opendir',
+  'stat',
+  'lstat',
+  'unlink',
+  'rename',
+  'link',
+  'mkdir',
+  'rmdir',
+  'statfs',
+];
+
+/** Runs `body` while every call of node's fs on a path under DATA_DIR is recorded; returns the calls. */
+async function realCallsDuring(body: () => Promise<void>): Promise<string[]> {
+  const calls: string[] = [];
+  const watch =
+    (name: string) =>
+    (original: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]) => {
+      if (args.some((a) => typeof a === 'string' && a.startsWith(DATA_DIR))) calls.push(`${name} ${String(args[0])}`);
+      return original(...args);
+    };
+  const restores = FS_CALLS.flatMap((name) => [hookFs(name, watch(name)), hookFsPromises(name, watch(name))]);
+  try {
+    await body();
+  } finally {
+    for (const restore of restores) restore();
+  }
+  return calls;
+}
+
 describe('CrawlNodes on an in-memory mount', { timeout: 120_000 }, () => {
   test('three nodes of one process, one MemoryFs and one fake clock crawl a site of four hosts to its end: every page has its links record, no temporary file is left', async () => {
     const { pages } = site();
-    const { fs, nodes, results, asked } = await crawlOnce();
+    let run: Awaited<ReturnType<typeof crawlOnce>> | undefined;
+    const realCalls = await realCallsDuring(async () => {
+      run = await crawlOnce();
+    });
+    const { fs, nodes, results, asked } = run!;
+    assert.deepEqual(realCalls, [], 'no call of the real file system on the data directory');
     assert.ok(!results.includes(undefined), `nodes still running: ${nodes.map((n) => n.stats.state).join(', ')}`);
     for (const r of results) assert.deepEqual(r, { reason: 'complete', exitCode: ExitCode.OK });
     assert.equal(existsSync('/nonexistent'), false, 'nothing was made on the real disk');
