@@ -177,17 +177,20 @@ export class Leases {
 
   /**
    * Gives a lease up (graceful hand-over or exit). Never removes a lease that is not ours: it
-   * is read first, and only if it is still ours is it moved aside (and checked again).
+   * is read first, and only if it is still ours is it moved aside (and checked again). A
+   * release that fails (the mount) keeps the lease held, so that it is released again
+   * (HostKeeper.releaseOrphanLeases): forgotten, it would stay on the mount in the name of a
+   * live node, and the host's owner would wait for it for good.
    */
   async release(hostDir: string): Promise<void> {
     const token = this.#held.get(hostDir);
-    this.#held.delete(hostDir);
     const claim = this.#claims.get(hostDir);
+    if (token !== undefined) {
+      const current = await this.read(hostDir);
+      if (current?.node === this.#nodeId && current.token === token) await this.#removeIfUnchanged(hostDir, current);
+    }
+    this.#held.delete(hostDir);
     this.#claims.delete(hostDir);
-    if (token === undefined) return;
-    const current = await this.read(hostDir);
-    if (current?.node !== this.#nodeId || current.token !== token) return;
-    await this.#removeIfUnchanged(hostDir, current);
     if (claim !== undefined) await this.#layout.mount.temps.remove(claim);
   }
 

@@ -85,7 +85,6 @@ export class Membership {
   async observe(): Promise<boolean> {
     const beforeIds = this.liveIds();
     const before = beforeIds.join('\n');
-    const now = this.#clock.monotonic();
     const listing = await this.#layout.fs.readdir(this.#layout.dir('nodes'));
     const names = listing.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
     const read = await Promise.all(
@@ -99,6 +98,9 @@ export class Membership {
         }
       }),
     );
+    // Timed when the reads are in, not when the listing was asked for: over a mount that stalled
+    // in between, a change seen now would count as seen long ago, and every live peer as dead.
+    const now = this.#clock.monotonic();
     // Applied together, once every record is in: the node's control loop runs between these
     // reads, and a live set it saw half changed (a peer gone by this view, still the owner of
     // its hosts by the ownership the heartbeat sets from the whole change) would send links

@@ -89,7 +89,9 @@ export class SelfRecord {
     };
     const path = this.#layout.node(this.#options.nodeId);
     await writeFileAtomic(this.#layout.mount, path, `${JSON.stringify(record, null, 1)}\n`, { nodeId: this.#options.nodeId, fsync: false });
-    this.#lastBeatOk = this.#clock.monotonic();
+    // When the write was sent, not when its answer came: a node paused between the two was
+    // silent for the pause, and others may have counted it dead (docs/protocol.md, "Self-fencing").
+    this.#lastBeatOk = now;
     const s = await this.#layout.fs.stat(path);
     this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
   }

@@ -67,6 +67,12 @@ export class Heartbeat {
   #ticks = 0;
   /** Whether every live node was idle at the last heartbeat. */
   #allIdleSeen = false;
+  /**
+   * Set by a beat whose record went out while the node was fenced, cleared once every lease was
+   * read back: until then the node stays fenced, although its record got through
+   * (docs/protocol.md, "Self-fencing").
+   */
+  #leasesInDoubt = false;
   #closed = false;
   /** start() was called: before it, a beatSoon() (a sibling's nudge while this node joins) does nothing. */
   #started = false;
@@ -147,7 +153,12 @@ export class Heartbeat {
   /** True when this node has not reached the mount for long enough that others may count it dead. */
   fenced(): boolean {
     const { clock, config, parts } = this.#d;
-    return clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
+    return this.#leasesInDoubt || clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
+  }
+
+  /** Every lease was read back after a heartbeat got through: a fence that held for them lifts. */
+  leasesReadBack(): void {
+    this.#leasesInDoubt = false;
   }
 
   /**
@@ -203,8 +214,11 @@ export class Heartbeat {
     const started = this.#d.clock.monotonic();
     try {
       this.#ticks++;
-      const wasFenced = this.fenced();
       await p.guard.checkMarker();
+      // Fenced as the record goes out (the steps before may have waited on a stalled mount): the
+      // fence then holds until the leases are read back, although the record gets through.
+      if (this.fenced()) this.#leasesInDoubt = true;
+      const wasFenced = this.#leasesInDoubt;
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
@@ -256,6 +270,7 @@ export class Heartbeat {
         p.keeper.retryBlocked();
         await p.keeper.releaseOrphanLeases();
       }
+      this.leasesReadBack();
       // Lending on the records just read (no lending in the first heartbeats: nodes started
       // together have not seen each other yet). The record that names the lends is written
       // at once, then the lent hosts' queues: borrowers wait for them.

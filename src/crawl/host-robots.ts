@@ -29,6 +29,8 @@ export interface HostRobotsDeps {
   readonly sitemaps?: Sitemaps | undefined;
   readonly onStoreError: (err: unknown) => void;
   readonly wake: () => void;
+  /** True when this node may already be counted dead (docs/protocol.md, "Self-fencing"): nothing is sent then. */
+  readonly fenced: () => boolean;
 }
 
 /**
@@ -60,9 +62,17 @@ export class HostRobots {
     let outcome: 'ok' | 'transient' = 'ok';
     try {
       // Only requests sent count: robots.txt read from the mount is none (docs/protocol.md).
-      const rules = await robotsRules(this.#d.robots, host.dir, host.origin ?? `http://${host.dir}`, this.#d.pipeline, (n) => {
-        stats.requests += n;
-      });
+      const rules = await robotsRules(
+        this.#d.robots,
+        host.dir,
+        host.origin ?? `http://${host.dir}`,
+        this.#d.pipeline,
+        (n) => {
+          stats.requests += n;
+        },
+        // Reading the mount may have taken long: the host may be another node's by now.
+        () => !this.#d.fenced() && !host.leaseLost,
+      );
       await this.#d.sitemaps?.discover(host, rules.sitemaps ?? []);
       host.robotsKnown(rules);
     } catch (err) {

@@ -69,6 +69,7 @@ export class NodeFaults {
         await p.membership.beat(this.#d.heartbeat.status('waiting'));
         await p.store.probe();
         if (this.#d.ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify('all'));
+        this.#d.heartbeat.leasesReadBack();
         // Pages fetched but not written when the fault came (temporary files it left go at
         // the next heartbeat, which removes them once its own record is written).
         await p.requests.commitUnwritten();

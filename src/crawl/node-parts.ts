@@ -225,6 +225,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     sitemaps,
     onStoreError: (err) => control.onStoreError(err),
     wake: () => control.wake(),
+    fenced: () => control.fenced(),
   });
   // This machine's nodes of the crawl: this one and the siblings of --processes N.
   // Only on the real file system: a node on another one (a simulation) runs on its main thread alone.

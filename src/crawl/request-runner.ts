@@ -100,18 +100,21 @@ export class RequestRunner {
   }
 
   /**
-   * Writes the pages whose commit the mount refused, now that it is back. A page of a host
-   * this node no longer crawls (lost, moving, or this node fenced) is dropped: its new owner
-   * fetches it. Throws (keeping what is left) when the mount fails again.
+   * Writes the pages whose commit the mount refused, now that it is back (also of a host
+   * moving to another node: its lease is released after them). A page of a host whose lease
+   * was lost is dropped: its new owner fetches it; one of a host still held while this node is
+   * fenced goes back in the queue. Throws (keeping what is left) when the mount fails again.
    */
   async commitUnwritten(): Promise<void> {
     const d = this.#d;
     while (this.#unwritten.length > 0) {
       const { host, item, outcome, sitemap } = this.#unwritten[0]!;
-      if (host.phase !== 'ready' || host.leaseLost || d.control.fenced()) {
+      // A host moving to another node is still ours until this commit (its lease waits for it).
+      if ((host.phase !== 'ready' && host.phase !== 'releasing') || host.leaseLost || d.control.fenced()) {
         d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
-        d.stats.leftToNewOwner++;
+        if (host.phase === 'ready' && !host.leaseLost) d.frontier.requeue(host, item);
+        else d.stats.leftToNewOwner++;
       } else {
         await this.#commit(host, outcome, sitemap);
       }
@@ -240,7 +243,9 @@ export class RequestRunner {
       if (aborted || host.leaseLost || d.control.fenced()) {
         d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
-        if (!aborted) d.stats.leftToNewOwner++;
+        // Fenced only: the host may still be ours, and nothing starts before its lease is read back.
+        if (!aborted && !host.leaseLost && host.phase === 'ready') d.frontier.requeue(host, item);
+        else if (!aborted) d.stats.leftToNewOwner++;
         return;
       }
       committing = true;

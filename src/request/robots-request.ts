@@ -1,3 +1,4 @@
+import { FetchFailure } from '../errors.js';
 import { MAX_ROBOTS_BYTES, RobotsUnavailable, type RobotsCache, type RobotsRules } from '../fetch/robots.js';
 import { redirectPolicy, sendRequest, type PipelineContext } from './pipeline.js';
 
@@ -12,7 +13,9 @@ import { redirectPolicy, sendRequest, type PipelineContext } from './pipeline.js
  * A beforeFetch cannot skip robots.txt (src/hooks/middleware-chain.ts): it is fetched anyway.
  * A stop (ABORTED) is thrown as it is. `sent` is told how many requests went out (none when the
  * rules were read from the mount or a --hook answered; one per redirect hop), before anything
- * is thrown: the end summary counts only requests a site saw.
+ * is thrown: the end summary counts only requests a site saw. `mayFetch` is asked after the
+ * mount was read, which may have taken long: when it says no (the node was fenced, the lease
+ * lost meanwhile) nothing is sent and ABORTED is thrown.
  */
 export async function robotsRules(
   cache: RobotsCache,
@@ -20,9 +23,11 @@ export async function robotsRules(
   origin: string,
   ctx: PipelineContext,
   sent?: (requests: number) => void,
+  mayFetch?: () => boolean,
 ): Promise<RobotsRules> {
   const cached = await cache.cached(hostDir);
   if (cached !== undefined) return cached;
+  if (mayFetch?.() === false) throw new FetchFailure('ABORTED', 'transient', 'not sent: this node may no longer crawl the host');
   const robotsUrl = `${origin}/robots.txt`;
   const { end, requests } = await sendRequest(
     {

@@ -73,6 +73,7 @@ async function keeperRig(
     frontier: r.frontier,
     onStoreError: (err) => errors.push(err),
     wake: () => undefined,
+    fenced: () => false,
   });
   return { ...r, layout, store, leases, keeper, hostRobots, asked, errors, unsettled, markedRead };
 }
