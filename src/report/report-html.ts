@@ -114,7 +114,7 @@ header{background:#1d2330;color:#fff;padding:14px 24px}header h1{font-size:18px;
 main{padding:16px 24px;max-width:1400px;margin:auto}header p{overflow-wrap:anywhere}.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-bottom:16px}
 .tile{background:#fff;border-radius:8px;padding:10px 14px;box-shadow:0 1px 2px #0001}.tile .n{font-size:22px;font-weight:600}.tile .l{color:#667;font-size:12px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(420px,100%),1fr));gap:14px}.card{min-width:0}.card{background:#fff;border-radius:8px;padding:12px 16px;box-shadow:0 1px 2px #0001}
-.card h2{font-size:14px;margin:0 0 8px}.card.wide{grid-column:1/-1}.chart{position:relative;height:240px}
+.card h2{font-size:14px;margin:0 0 8px}.card.wide{grid-column:1/-1}.chart{position:relative;height:240px;overflow:hidden}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{padding:4px 8px;border-bottom:1px solid #eceef2;text-align:left;vertical-align:top}
 td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f2f5;position:sticky;top:0}table.sortable th{cursor:pointer;user-select:none}
 th.asc::after{content:" ▲"}th.desc::after{content:" ▼"}.scroll{max-height:480px;overflow:auto}.ex{font-size:12px;word-break:break-all}.ex span{color:#667}

@@ -188,6 +188,7 @@ describe('hostile responses', () => {
     assert.deepEqual(top, [
       '.mountcrawl',
       '.mountcrawl-run.json',
+      '.mountcrawl-settings.json',
       'errs',
       'files',
       'handoff',
@@ -197,6 +198,7 @@ describe('hostile responses', () => {
       'nodes',
       'robots',
       'seeds',
+      'summaries',
     ]);
     for (const f of await listFiles(data.path)) {
       const parts = f.split('/');

@@ -151,7 +151,8 @@ describe('--hook middleware (docs/hooks.md, docs/examples/)', { timeout: 120_000
     assert.equal(first.code, 0, first.stderr);
     assert.equal(site.count(site.url(4, '/p/1.html')), 0, 'the first run stopped after the home page');
     order.length = 0;
-    const r = await runCli(['crawl', '--data', data, '--hook', example('priority.mjs'), '--per-host', '1', ...FAST]);
+    // A new run: its --max-pages replaces the first run's (the crawl's settings, docs/operations.md).
+    const r = await runCli(['crawl', '--data', data, '--hook', example('priority.mjs'), '--per-host', '1', '--max-pages', '100', ...FAST]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(order, ['/important/1.html', '/p/1.html', '/p/2.html']);
   });

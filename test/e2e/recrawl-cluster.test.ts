@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
@@ -58,7 +58,11 @@ describe('recrawl on three nodes, one killed with SIGKILL mid-pass (docs/recrawl
       '--per-host',
       '1',
     ];
-    const nodes = ['a', 'b', 'c'].map((id) => spawnCli(args(id)));
+    // The first node writes the new run's settings (--per-host 1, --recrawl-after) before the
+    // others start: they adopt them (docs/operations.md).
+    const nodes = [spawnCli(args('a'))];
+    await until(async () => (await readdir(join(data.path, 'nodes')).catch(() => [] as string[])).includes('a.json'), 30_000);
+    nodes.push(...['b', 'c'].map((id) => spawnCli(args(id))));
     await until(() => secondPass() >= 20, 60_000);
     nodes[0]!.kill('SIGKILL');
     const results = await Promise.all(nodes.map((n) => n.done));

@@ -141,9 +141,16 @@ describe('mountcrawl report', { timeout: 180_000 }, () => {
     assert.deepEqual(desc, [...asc].reverse());
     // At a phone's width nothing makes the page wider than the screen (wide tables scroll in their card).
     await page.setViewportSize({ width: 390, height: 844 });
-    const widths = await page.evaluate<{ page: number; screen: number }>(
-      `({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth })`,
-    );
+    // The charts resize on the next frames (a ResizeObserver): measured once they have.
+    const measure = (): Promise<{ page: number; screen: number }> =>
+      page.evaluate<{ page: number; screen: number }>(
+        `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth }))))`,
+      );
+    let widths = await measure();
+    for (let i = 0; i < 20 && widths.page !== widths.screen; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      widths = await measure();
+    }
     assert.equal(widths.page, widths.screen, 'no horizontal overflow at 390 px');
     await page.close();
   });
