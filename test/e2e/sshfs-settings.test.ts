@@ -28,14 +28,16 @@ describe('the crawl settings on two sshfs mounts of one export', { timeout: 180_
     if ('skip' in pair) return t.skip(`sshfs unavailable: ${pair.skip}`);
     const seeds = site.hosts.map((h) => `${h.origin}/`);
     const data = (i: number): string => join((pair as SshfsPair).mounts[i]!, 'race');
+    // --delay 200: the crawl lasts seconds, so the node that comes second finds the first
+    // running (with 10 ms it once ended before the other looked, and a new run may change them).
     const nodes = [0, 1].map((i) =>
-      spawnCli(['crawl', ...seeds, '--data', data(i), '--node-id', `r${i}`, '--delay', String(10 + i), '--no-progress', ...QUICK]),
+      spawnCli(['crawl', ...seeds, '--data', data(i), '--node-id', `r${i}`, '--delay', String(200 + i), '--no-progress', ...QUICK]),
     );
     const results = await Promise.all(nodes.map((n) => n.done));
     const codes = results.map((r) => r.code).sort();
     assert.deepEqual(codes, [0, 2], results.map((r) => r.stderr).join('\n---\n'));
     const refused = results.find((r) => r.code === 2)!;
-    assert.match(refused.stderr.trim(), /^mountcrawl: SETTINGS_CONFLICT: --delay 1\d conflicts with this crawl's --delay 1\d and /);
+    assert.match(refused.stderr.trim(), /^mountcrawl: SETTINGS_CONFLICT: --delay 20\d conflicts with this crawl's --delay 20\d and /);
   });
 
   test('a conflicting --delay on the other mount refuses; config set delay there reaches the running node', async (t) => {
