@@ -1,5 +1,5 @@
 import type { RecrawlPolicy } from '../recrawl/recrawl-policy.js';
-import type { NormalizeOptions } from '../url/normalize.js';
+import { DEFAULT_NORMALIZE_OPTIONS, type NormalizeOptions } from '../url/normalize.js';
 
 /** Which hosts a crawl follows links to. */
 export type Scope = 'host' | 'domain' | 'any';
@@ -161,3 +161,30 @@ export const DEFAULTS = Object.freeze({
   warc: false,
   warcMaxSize: 1024 * 1024 * 1024,
 });
+
+/**
+ * A complete configuration of one node from the defaults, as the CLI would make it with no
+ * options but a data directory and a node id; `over` sets the rest. For the simulator and
+ * tests, which build nodes without a command line.
+ */
+export function baseConfig(dataDir: string, nodeId: string, over: Partial<CrawlConfig> = {}): CrawlConfig {
+  return Object.freeze({
+    ...DEFAULTS,
+    dataDir,
+    nodeId,
+    seedUrls: [],
+    include: [],
+    exclude: [],
+    progress: false,
+    json: false,
+    verbose: false,
+    normalize: DEFAULT_NORMALIZE_OPTIONS,
+    sessionParamsExplicit: false,
+    robots: true,
+    insecure: false,
+    denyPrivate: false,
+    fsync: false,
+    watch: false,
+    ...over,
+  });
+}
