@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { isTransientStatus } from '../fetch/classify-error.js';
-import { tempOwner } from '../store/layout.js';
+import { tempOwner } from '../store/temp-names.js';
 import type { SimSite, SiteObserver, SiteRequest } from './sim-site.js';
 
 /** How a run's properties are judged. */
