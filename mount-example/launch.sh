@@ -7,10 +7,11 @@
 #   launch.sh status DATA_DIR host1 [host2 ...]
 #
 # start   on each host (over ssh, key login, no prompt), in the background with nohup:
-#           cd $REMOTE_DIR && $MOUNTCRAWL crawl --data DATA_DIR --no-progress [options and URLs]
-#         logging to $LOG_DIR/mountcrawl-HOST.log on that host; the node's pid goes to
-#         $LOG_DIR/mountcrawl-HOST.pid there (removed when the node ends) and its exit code and
-#         time to $LOG_DIR/mountcrawl-HOST.exit. A host whose node still runs is not started
+#           cd $REMOTE_DIR && $MOUNTCRAWL crawl --data DATA_DIR [options and URLs]
+#         logging to $LOG_DIR/mountcrawl-HOST.log on that host (a progress line every 5 s, the
+#         settings it applies, warnings, the end summary; --no-progress keeps the last two).
+#         The node's pid goes to $LOG_DIR/mountcrawl-HOST.pid there (removed when the node
+#         ends), its exit code and time to $LOG_DIR/mountcrawl-HOST.exit. A host whose node still runs is not started
 #         again. After $STATUS_AFTER seconds, shows what `status` shows.
 # stop    sends each node SIGINT (as Ctrl-C: it finishes its requests in flight, writes what it
 #         holds and exits 130; the next start resumes the crawl), then waits up to
@@ -61,15 +62,15 @@ cd "$dir" || { echo "cannot cd to REMOTE_DIR $dir"; exit 1; }
 base=$logdir/mountcrawl-$tag
 pidf=$base.pid exitf=$base.exit log=$base.log
 
-# "STATE PPID" of a process, from /proc or (without /proc) from ps.
+# "STATE PPID PGID" of a process, from /proc or (without /proc) from ps.
 state_ppid() {
   if [ -r "/proc/$1/stat" ]; then
     s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
     # shellcheck disable=SC2086
     set -- ${s##*) }
-    echo "$1 $2"
+    echo "$1 $2 $3"
   else
-    s=$(ps -o stat= -o ppid= -p "$1" 2>/dev/null) || return 1
+    s=$(ps -o stat= -o ppid= -o pgid= -p "$1" 2>/dev/null) || return 1
     # shellcheck disable=SC2086
     echo $s
   fi
@@ -89,6 +90,7 @@ running() {
   set -- $st
   case $1 in [ZX]*) return 1 ;; esac
   [ "$2" = "$wrapper" ] || return 1
+  group=$3
   case $(args_of "$pid") in *mountcrawl*) ;; *) return 1 ;; esac
   if [ "$recorded" != "$data" ]; then
     printf 'runs a node of another data directory (%s), pid %s: left alone\n' "$recorded" "$pid"
@@ -123,11 +125,14 @@ start)
   shift
   printf '== %s launch.sh start: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$mc $*" >>"$log"
   # The wrapper waits for the node: it records the node's pid (and its own, the node's
-  # parent), then its exit code, and removes the pid file once the node has ended.
+  # parent), then its exit code, and removes the pid file once the node has ended. The node
+  # leads a process group of its own (setsid, where there is one), so that stop reaches it
+  # as Ctrl-C in a terminal does, through `npx` and the shell it starts too.
   # shellcheck disable=SC2016,SC2086 # the wrapper expands its own; MOUNTCRAWL is split
   nohup sh -c '
     pidf=$1 exitf=$2 data=$3
     shift 3
+    if command -v setsid >/dev/null; then set -- setsid "$@"; fi
     "$@" &
     pid=$!
     printf "%s %s %s\n" "$pid" "$$" "$data" >"$pidf.tmp" && mv "$pidf.tmp" "$pidf"
@@ -136,8 +141,8 @@ start)
     printf "%s %s\n" "$code" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$exitf"
     rm -f "$pidf"
   ' sh "$pidf" "$exitf" "$data" $mc "$@" </dev/null >>"$log" 2>&1 &
-  n=0
-  while [ ! -f "$pidf" ] && [ ! -f "$exitf" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+  deadline=$(($(date +%s) + 10))
+  while [ ! -f "$pidf" ] && [ ! -f "$exitf" ] && [ "$(date +%s)" -lt $deadline ]; do sleep 0.1; done
   if running; then echo "started, pid $pid, log $log"; exit 0; fi
   ended
   exit 1
@@ -145,12 +150,13 @@ start)
 stop)
   timeout=$1
   running || { ended; exit 3; }
-  kill -INT "$pid" 2>/dev/null || true
-  n=0
-  while alive "$pid" && [ $n -lt $((timeout * 10)) ]; do sleep 0.1; n=$((n + 1)); done
+  # Its process group when it leads one (only what it started is in it), as Ctrl-C does.
+  if [ "$group" = "$pid" ]; then kill -s INT -- "-$pid" 2>/dev/null || true; else kill -s INT "$pid" 2>/dev/null || true; fi
+  deadline=$(($(date +%s) + timeout))
+  while alive "$pid" && [ "$(date +%s)" -lt $deadline ]; do sleep 0.5; done
   if alive "$pid"; then echo "did not end within ${timeout}s: pid $pid runs on (stop again to stop it at once)"; exit 4; fi
-  n=0
-  while [ -f "$pidf" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+  deadline=$(($(date +%s) + 5))
+  while [ -f "$pidf" ] && [ "$(date +%s)" -lt $deadline ]; do sleep 0.1; done
   read -r code at <"$exitf" 2>/dev/null || code=unknown
   echo "stopped (exit $code), log $log"
   ;;
@@ -242,7 +248,7 @@ status() {
 
 case $action in
 start)
-  on_hosts start "$MOUNTCRAWL" crawl --data "$data" --no-progress "${crawl_args[@]}"
+  on_hosts start "$MOUNTCRAWL" crawl --data "$data" "${crawl_args[@]}"
   started_ok=$((failures == 0))
   echo "== status in ${STATUS_AFTER}s (again any time: $0 status $data ${hosts[*]})"
   sleep "$STATUS_AFTER"

@@ -71,6 +71,7 @@ describe('launch.sh: start, status and stop a crawl on three ssh hosts', { timeo
   const pidFile = (i: number): string => join(sshd!.homes[i]!, 'log', `mountcrawl-${HOSTS[i]}.pid`);
   const exitFile = (i: number): string => join(sshd!.homes[i]!, 'log', `mountcrawl-${HOSTS[i]}.exit`);
   const pids: number[] = [];
+  const cleanups: (() => void)[] = [];
 
   before(async () => {
     const missing = sshdMissing();
@@ -84,9 +85,14 @@ describe('launch.sh: start, status and stop a crawl on three ssh hosts', { timeo
     started = await LoopbackSite.start({ hosts: 3, latencyMs: 5, handle });
     site = started;
     data = await tempDir();
+    // mountcrawl behind a shell that does not pass signals on, as `npx mountcrawl` is: stop
+    // must reach the node all the same (its process group, as Ctrl-C in a terminal).
+    const command = join(data.path, '..', `mountcrawl-launch-test-${process.pid}`);
+    writeFileSync(command, `#!/bin/sh\n${process.execPath} ${BIN} "$@"\n`, { mode: 0o755 });
+    cleanups.push(() => rmSync(command, { force: true }));
     env = {
       SSH: sshd.ssh,
-      MOUNTCRAWL: `${process.execPath} ${BIN}`,
+      MOUNTCRAWL: command,
       // REMOTE_DIR is ~ (each host's own HOME); the logs and pid files go to ~/log there.
       LOG_DIR: '~/log',
       STATUS_AFTER: '0',
@@ -97,10 +103,11 @@ describe('launch.sh: start, status and stop a crawl on three ssh hosts', { timeo
     };
   });
   after(async () => {
-    // Nodes a failed test left running: only the pids launch.sh recorded.
-    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    // Nodes a failed test left running: only the process groups launch.sh recorded (setsid).
+    for (const pid of pids) if (alive(pid)) process.kill(-pid, 'SIGKILL');
     await site?.close();
     await data?.cleanup();
+    for (const cleanup of cleanups) cleanup();
     await sshd?.stop();
   });
 
@@ -119,7 +126,7 @@ describe('launch.sh: start, status and stop a crawl on three ssh hosts', { timeo
       assert.ok(Number(wrapper) > 0);
       pids.push(Number(pid));
       assert.ok(alive(Number(pid)), `${host}'s node runs`);
-      assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /mountcrawl/);
+      assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /^\/bin\/sh\0.*mountcrawl-launch-test/);
     }
     assert.match(start.stdout, /^== .* status --data /m, 'the status of the share follows');
 

@@ -97,7 +97,7 @@ describe('mountcrawl@.service', () => {
     assert.equal(one('KillMode'), 'mixed');
     assert.ok(seconds(one('TimeoutStopSec')!) >= 2 * (DEFAULTS.timeoutMs / 1000), 'longer than a request may take');
     assert.deepEqual(unit.get('Unit')!.get('RequiresMountsFor'), ['%f']);
-    assert.match(one('ExecStart')!, /^\/\S+ crawl --data %f --no-progress \$MOUNTCRAWL_OPTIONS$/);
+    assert.match(one('ExecStart')!, /^\/\S+ crawl --data %f \$MOUNTCRAWL_OPTIONS$/);
   });
 
   test('systemd-analyze verify accepts it', (t) => {
