@@ -34,7 +34,7 @@ const linesOf = (out: string, host: string): string[] =>
     .filter((l) => l.startsWith(`${host}: `))
     .map((l) => l.slice(host.length + 2));
 
-// mount-example/launch.sh (docs/operations.md, "Starting on several machines").
+// mount-example/launch.sh (docs/operations.md, "On several machines with launch.sh").
 describe('launch.sh: bad input', () => {
   const cases: [string[], string][] = [
     [[], 'usage: launch.sh start|stop|status DATA_DIR host1 [host2 ...] [-- crawl options and URLs (start only)]'],

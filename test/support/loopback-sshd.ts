@@ -8,8 +8,8 @@ import { until } from './until.js';
 const SSHD = '/usr/sbin/sshd';
 
 /**
- * A private sshd on this machine that acts as several ssh hosts (docs/operations.md,
- * "Starting on several machines"): it listens on one port of several loopback addresses,
+ * A private sshd on this machine that acts as several ssh hosts
+ * (docs/operations.md, "On several machines with launch.sh"): it listens on one port of several loopback addresses,
  * and a session that comes in on an address gets its own HOME (`homes[i]`), so each
  * "host" has its own `~`. Its own host key and client key, in a temp dir; the system's sshd
  * and ssh configuration are never read or changed.
