@@ -13,12 +13,13 @@
 #         The node's pid goes to $LOG_DIR/mountcrawl-HOST.pid there (removed when the node
 #         ends), its exit code and time to $LOG_DIR/mountcrawl-HOST.exit. A host whose node still runs is not started
 #         again. After $STATUS_AFTER seconds, shows what `status` shows.
-# stop    sends each node SIGINT (as Ctrl-C: it finishes its requests in flight, writes what it
-#         holds and exits 130; the next start resumes the crawl), then waits up to
-#         $STOP_TIMEOUT seconds for it to end. Only the pid of the pid file is signalled, and
-#         only while it is a mountcrawl process started by this script (its parent is the
-#         recorded shell that waits for it): nothing else is ever killed. Stop again to stop
-#         the nodes still running at once (a second Ctrl-C).
+# stop    sends each node SIGINT as Ctrl-C in a terminal does, to its process group (it
+#         finishes its requests in flight, writes what it holds and exits 130; the next start
+#         resumes the crawl), then waits up to $STOP_TIMEOUT seconds for it to end. Only the
+#         node of the pid file is signalled (with what it started: its process group, made by
+#         setsid), and only while it is a mountcrawl process started by this script (its
+#         parent is the recorded shell that waits for it): nothing else is ever killed. Stop
+#         again to stop the nodes still running at once (a second Ctrl-C).
 # status  says for each host whether its node runs (or how it ended), then runs
 #         `$MOUNTCRAWL status --data DATA_DIR` here once.
 #
