@@ -190,6 +190,32 @@ describe('launch.sh: start, status and stop a crawl on three ssh hosts', { timeo
     assert.equal(existsSync(pidFile(1)), false);
   });
 
+  test('a node that does not end within STOP_TIMEOUT is named, exit 1; a host whose node runs is not started again', async (t) => {
+    if (sshd === undefined) return t.skip(`no sshd: ${sshdMissing()}`);
+    // A "mountcrawl" that ignores SIGINT (its status answers at once).
+    const stubborn = join(data.path, '..', `mountcrawl-stubborn-${process.pid}`);
+    writeFileSync(stubborn, '#!/bin/sh\n[ "$1" = status ] && exit 0\ntrap "" INT\nsleep 120\n', { mode: 0o755 });
+    t.after(() => rmSync(stubborn, { force: true }));
+    const own = { ...env, MOUNTCRAWL: stubborn, LOG_DIR: '~/stubborn', STOP_TIMEOUT: '1' };
+    const host = HOSTS[2]!;
+    const started = await launch(['start', data.path, host], own);
+    assert.equal(started.code, 0, started.stdout + started.stderr);
+    const pid = Number(/^started, pid (\d+)/.exec(linesOf(started.stdout, host)[0] ?? '')?.[1]);
+    pids.push(pid);
+    assert.ok(alive(pid));
+
+    const again = await launch(['start', data.path, host], own);
+    assert.equal(again.code, 1);
+    assert.equal(linesOf(again.stdout, host)[0], `already running, pid ${pid}: not started again`);
+
+    const stop = await launch(['stop', data.path, host], own);
+    assert.equal(stop.code, 1, stop.stdout + stop.stderr);
+    assert.deepEqual(linesOf(stop.stdout, host), [`did not end within 1s: pid ${pid} runs on (stop again to stop it at once)`]);
+    assert.ok(alive(pid), 'left running: stop never kills');
+    process.kill(-pid, 'SIGKILL');
+    await until(() => !alive(pid));
+  });
+
   test('a host that cannot be reached: said so, exit 1', async (t) => {
     if (sshd === undefined) return t.skip(`no sshd: ${sshdMissing()}`);
     // An alias for a port nothing listens on, ahead of the hosts of the test's sshd.
