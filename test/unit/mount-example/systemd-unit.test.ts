@@ -101,7 +101,11 @@ describe('mountcrawl@.service', () => {
   });
 
   test('systemd-analyze verify accepts it', (t) => {
-    if (spawnSync('systemd-analyze', ['--version'], { stdio: 'ignore' }).status !== 0) return t.skip('systemd-analyze is not installed');
+    if (spawnSync('systemd-analyze', ['--version'], { stdio: 'ignore' }).status !== 0) {
+      // .ci/run installs it (Debian's systemd package): there, a skip would hide a broken unit.
+      assert.notEqual(process.env.CI, 'true', 'systemd-analyze is missing under CI');
+      return t.skip('systemd-analyze is not installed (apt-get install systemd)');
+    }
     const dir = mkdtempSync(join(tmpdir(), 'mountcrawl-unit-'));
     try {
       // The command must exist to be verified: this checkout's, in place of the installed one.
