@@ -6,7 +6,8 @@ import { ExitCode, FatalError } from '../errors.js';
 import { openExistingDataDir, readMarker } from '../store/data-dir.js';
 import type { Layout } from '../store/layout.js';
 import { plural } from '../util/plural.js';
-import { readNodes, seeNodes } from './node-records.js';
+import { isDeadLocalProcess } from '../cluster/local-liveness.js';
+import { readNodes } from './node-records.js';
 
 /** The commands that write the control file (docs/operations.md, "Stopping, pausing, draining"). */
 export type ControlVerb = 'stop' | 'pause' | 'resume' | 'drain';
@@ -63,9 +64,22 @@ export async function controlCommand(
         : // A stop ends the pause too: the next crawl starts crawling.
           { ...rest, seq: given.seq, ...(verb === 'stop' ? { stop: given } : {}), drain };
   await writeControl(layout.mount, layout.root, next, by);
-  const alive = (await seeNodes(layout, true)).filter((n) => n.alive === true);
-  out(reply(verb, given.seq, alive, node));
+  out(reply(verb, await running(layout, records), node));
   return ExitCode.OK;
+}
+
+/**
+ * The nodes of `before` (nodes/ as read before the command wrote) that run: read again a
+ * heartbeat and a half later, a node runs when its counter moved or its record is gone (it
+ * acted on the command already and left). Clocks are not compared (docs/protocol.md, "Nodes and liveness").
+ */
+async function running(layout: Layout, before: readonly NodeRecord[]): Promise<NodeRecord[]> {
+  const candidates = before.filter((n) => n.state !== 'done' && !isDeadLocalProcess(n));
+  if (candidates.length === 0) return [];
+  const beat = Math.max(...candidates.map((n) => n.heartbeatMs ?? 1_000));
+  await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, beat * 1.5 + 200)));
+  const after = new Map((await readNodes(layout)).map((n) => [n.id, n]));
+  return candidates.filter((n) => after.get(n.id)?.counter !== n.counter);
 }
 
 /** UNKNOWN_NODE (exit 2) when `node` has no record in nodes/, or left done. */
@@ -79,24 +93,24 @@ function refuseUnknown(node: string, records: readonly NodeRecord[], dataDir: st
 }
 
 /** The command's one line: what it wrote and what the nodes running now will do. */
-function reply(verb: ControlVerb, seq: number, alive: readonly NodeRecord[], node: string | undefined): string {
+function reply(verb: ControlVerb, alive: readonly NodeRecord[], node: string | undefined): string {
   const running = alive.length === 0 ? 'no node of the crawl runs now' : `${plural(alive.length, 'running node')}`;
   const verbOf = (one: string, many: string): string => (alive.length === 1 ? one : many);
   switch (verb) {
     case 'stop':
       return alive.length === 0
-        ? `stop (${seq}): ${running}; a node cut off from the mount stops when it reaches it again, a crawl started from now on is not stopped`
-        : `stop (${seq}): ${running} ${verbOf('stops', 'stop')} within a heartbeat, after their requests in flight, and exit 0; mountcrawl crawl resumes`;
+        ? `stop: ${running}; a node cut off from the mount stops when it reaches it again, a crawl started from now on is not stopped`
+        : `stop: ${running} ${verbOf('stops', 'stop')} within a heartbeat, after their requests in flight, and exit 0; mountcrawl crawl resumes`;
     case 'pause':
-      return `paused (${seq}): ${alive.length === 0 ? running : `${running} ${verbOf('sends', 'send')} no request from their next heartbeat`}; nodes started while paused start paused; mountcrawl resume to go on`;
+      return `paused: ${alive.length === 0 ? running : `${running} ${verbOf('sends', 'send')} no request from their next heartbeat`}; nodes started while paused start paused; mountcrawl resume to go on`;
     case 'resume':
-      return `resumed (${seq}): ${alive.length === 0 ? running : `${running} ${verbOf('goes', 'go')} on within a heartbeat`}`;
+      return `resumed: ${alive.length === 0 ? running : `${running} ${verbOf('goes', 'go')} on within a heartbeat`}`;
     case 'drain': {
       if (alive.some((n) => n.id === node)) {
         const others = alive.length - 1;
-        return `drain ${node} (${seq}): it stops within a heartbeat, after its requests in flight, and exits 0; ${others === 0 ? 'no other node runs to take its hosts' : `${plural(others, 'other node')} ${others === 1 ? 'takes' : 'take'} its hosts`}`;
+        return `drain ${node}: it stops within a heartbeat, after its requests in flight, and exits 0; ${others === 0 ? 'no other node runs to take its hosts' : `${plural(others, 'other node')} ${others === 1 ? 'takes' : 'take'} its hosts`}`;
       }
-      return `drain ${node} (${seq}): ${node} is not running (its heartbeat did not move): the others take its hosts once they count it dead (--dead-after); if it reaches the mount again it leaves at once; started again, it crawls`;
+      return `drain ${node}: ${node} is not running (its heartbeat did not move): the others take its hosts once they count it dead (--dead-after); if it reaches the mount again it leaves at once; started again, it crawls`;
     }
   }
 }
