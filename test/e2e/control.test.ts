@@ -51,7 +51,10 @@ describe('stop, pause, resume and drain, given from another process to three nod
     assert.equal((await c.done).code, 143);
     const paused = await ctl('pause');
     assert.equal(paused.code, 0, paused.stderr);
-    assert.match(paused.stdout, /^paused: 2 running nodes send no request from their next heartbeat; nodes started while paused start paused; mountcrawl resume to go on\n$/);
+    assert.match(
+      paused.stdout,
+      /^paused: 2 running nodes send no request from their next heartbeat; nodes started while paused start paused; mountcrawl resume to go on\n$/,
+    );
     await until(() => ['a', 'b'].every((id) => record(data.path, id)?.state === 'paused'));
     await pause(500); // requests in flight when the pause was read end
     const requests = site.total;
@@ -78,7 +81,10 @@ describe('stop, pause, resume and drain, given from another process to three nod
     assert.match(unknown.stderr, /^mountcrawl: UNKNOWN_NODE: no node nope in .+ \(its nodes: a, b, c\)\n$/);
     const drained = await ctl('drain', 'b');
     assert.equal(drained.code, 0, drained.stderr);
-    assert.match(drained.stdout, /^drain b: it stops within a heartbeat, after its requests in flight, and exits 0; 2 other nodes take its hosts\n$/);
+    assert.match(
+      drained.stdout,
+      /^drain b: it stops within a heartbeat, after its requests in flight, and exits 0; 2 other nodes take its hosts\n$/,
+    );
     const rb = await b.done;
     assert.equal(rb.code, 0, rb.stderr);
     assert.match(rb.stderr, /drained \(by .+\): stopping after the requests in flight; the other nodes take its hosts/);
@@ -89,7 +95,10 @@ describe('stop, pause, resume and drain, given from another process to three nod
 
     const stopped = await ctl('stop');
     assert.equal(stopped.code, 0, stopped.stderr);
-    assert.match(stopped.stdout, /^stop: 2 running nodes stop within a heartbeat, after their requests in flight, and exit 0; mountcrawl crawl resumes\n$/);
+    assert.match(
+      stopped.stdout,
+      /^stop: 2 running nodes stop within a heartbeat, after their requests in flight, and exit 0; mountcrawl crawl resumes\n$/,
+    );
     for (const r of await Promise.all([a.done, c.done])) {
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, /mountcrawl stop \(by .+\): stopping after the requests in flight/);

@@ -78,7 +78,9 @@ class Rig {
   }
 
   /** Writes the control file as `mountcrawl stop | pause | resume | drain` does. */
-  async order(change: (seq: number, given: { seq: number; at: string; by: string }) => Omit<ControlRecord, 'format' | 'seq'>): Promise<void> {
+  async order(
+    change: (seq: number, given: { seq: number; at: string; by: string }) => Omit<ControlRecord, 'format' | 'seq'>,
+  ): Promise<void> {
     const seq = ++this.#seq;
     await writeControl(this.mount, DATA_DIR, { format: 1, seq, ...change(seq, { seq, at: 'now', by: 'test' }) }, 'test');
   }
@@ -112,7 +114,11 @@ describe('stop, pause, resume and drain through the control file (three nodes, o
     await rig.run(5 * HEARTBEAT_MS);
     assert.equal(rig.fake.asked.length, asked, 'no request while paused');
     assert.ok(rig.nodes.get('n1')!.stats.heartbeats.beats >= beats + 4, 'the heartbeat goes on');
-    assert.deepEqual(rig.fs.files((p) => p.startsWith(`${rig.layout.dir('hosts')}/`)), leases, 'leases kept');
+    assert.deepEqual(
+      rig.fs.files((p) => p.startsWith(`${rig.layout.dir('hosts')}/`)),
+      leases,
+      'leases kept',
+    );
     // A node that starts now joins (its share of the hosts moves to it) and sends nothing either.
     rig.start('n3');
     await rig.run(5 * HEARTBEAT_MS);
@@ -143,7 +149,11 @@ describe('stop, pause, resume and drain through the control file (three nodes, o
       assert.equal(rig.fs.exists(rig.layout.node(id)), false, `${id} left`);
     }
     assert.ok(rig.fetchedPages().length < rig.site.pages.length, 'work was left');
-    assert.deepEqual(rig.fs.files((p) => p.startsWith(`${rig.layout.dir('hosts')}/`)), [], 'every lease released');
+    assert.deepEqual(
+      rig.fs.files((p) => p.startsWith(`${rig.layout.dir('hosts')}/`)),
+      [],
+      'every lease released',
+    );
 
     rig.start('n4');
     await rig.run(300_000, () => rig.ended(['n4']));
