@@ -34,7 +34,7 @@ export interface HeartbeatEvents {
   /** True once the node is stopping (its record says so); draining: it stops because it was drained. */
   stopping(): boolean;
   draining?(): boolean;
-  /** Reads the control file (docs/protocol.md, "The control file"), once a heartbeat. */
+  /** Reads the control file (docs/protocol.md, "The control file") at the end of each beat; told to stop, the node beats again at once. */
   lookAtControl?(): Promise<void>;
   /** The live set changed and hosts may have come this node's way: the next reseed reads everything. */
   needFullReseed(): void;
@@ -214,7 +214,6 @@ export class Heartbeat {
     try {
       this.#ticks++;
       await p.guard.checkMarker();
-      await events.lookAtControl?.(); // first: the record written next says paused, stopping or draining
       // Fenced as the record goes out (the steps before may have waited on a stalled mount): the
       // fence then holds until the leases are read back, although the record gets through.
       if (this.fenced()) this.#leasesInDoubt = true;
@@ -285,6 +284,9 @@ export class Heartbeat {
         const removed = await sweepStaleTemps(p.layout, serverNow, 10 * config.deadAfterMs, (id) => p.membership.isGone(id));
         if (removed > 0) log.debug('removed stale temp files', { count: removed });
       }
+      const stoppingBefore = events.stopping();
+      await events.lookAtControl?.();
+      if (!stoppingBefore && events.stopping()) await p.membership.beat(this.status());
       p.requests.pump();
     } catch (err) {
       events.onStoreError(err);

@@ -168,17 +168,19 @@ describe('stop, pause, resume and drain through the control file (three nodes, o
     const held = rig.nodes.get('n2')!.ownedHosts().length;
     assert.ok(held > 0, 'n2 holds hosts');
     await rig.order((_, g) => ({ drain: [{ ...g, node: 'n2' }] }));
-    let sawDraining = false;
-    await rig.run(3 * HEARTBEAT_MS + 5_000, () => {
-      void rig.recordState('n2').then((s) => {
-        sawDraining ||= s === 'draining';
-      });
-      return rig.ended(['n2']);
-    });
+    // Every record n2 writes from now on, as it lands.
+    const states: (string | undefined)[] = [];
+    const rename = rig.fs.rename.bind(rig.fs);
+    rig.fs.rename = async (from, to) => {
+      await rename(from, to);
+      if (to === rig.layout.node('n2')) states.push(await rig.recordState('n2'));
+    };
+    await rig.run(3 * HEARTBEAT_MS + 5_000, () => rig.ended(['n2']));
     const r = rig.results.get('n2');
     assert.equal(r?.exitCode, ExitCode.OK);
     assert.match(r?.message ?? '', /^drained \(by test at now\): its hosts went to the other nodes$/);
-    assert.equal(sawDraining, true, "n2's record said draining before it left");
+    assert.ok(states.includes('draining'), `n2's record said draining before it left: ${states.join(', ')}`);
+    assert.equal(rig.fs.exists(rig.layout.node('n2')), false, 'n2 left');
     assert.equal(rig.results.has('n1') || rig.results.has('n3'), false, 'the others go on');
     await rig.run(300_000, () => rig.ended(['n1', 'n3']));
     for (const id of ['n1', 'n3']) assert.deepEqual(rig.results.get(id), { reason: 'complete', exitCode: ExitCode.OK }, id);
