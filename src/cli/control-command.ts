@@ -29,7 +29,7 @@ export async function openCrawl(dataDir: string): Promise<{ layout: Layout; cont
 /**
  * `mountcrawl stop | pause | resume | drain NODE`: writes the next revision of the control file
  * whole; every running node reads it at its next heartbeat. Then reports what the nodes will
- * do, after watching their heartbeats for a heartbeat and a half (which of them run). Bad
+ * do, after watching their heartbeats for a heartbeat and a half, a second at least (which of them run). Bad
  * input (no crawl, an unknown node) is one line and exit 2; two commands given at the same
  * moment on two machines: the last one written wins (status shows what is in force).
  */
@@ -77,7 +77,8 @@ async function running(layout: Layout, before: readonly NodeRecord[]): Promise<N
   const candidates = before.filter((n) => n.state !== 'done' && !isDeadLocalProcess(n));
   if (candidates.length === 0) return [];
   const beat = Math.max(...candidates.map((n) => n.heartbeatMs ?? 1_000));
-  await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, beat * 1.5 + 200)));
+  // A second at least: a node of a short --heartbeat on a busy machine may miss a beat or two.
+  await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, Math.max(1_000, beat * 1.5 + 200))));
   const after = new Map((await readNodes(layout)).map((n) => [n.id, n]));
   return candidates.filter((n) => after.get(n.id)?.counter !== n.counter);
 }
@@ -100,7 +101,7 @@ function reply(verb: ControlVerb, alive: readonly NodeRecord[], node: string | u
     case 'stop':
       return alive.length === 0
         ? `stop: ${running}; a node cut off from the mount stops when it reaches it again, a crawl started from now on is not stopped`
-        : `stop: ${running} ${verbOf('stops', 'stop')} within a heartbeat, after their requests in flight, and exit 0; mountcrawl crawl resumes`;
+        : `stop: ${running} ${verbOf('stops', 'stop')} within a heartbeat, after ${verbOf('its', 'their')} requests in flight, and ${verbOf('exits', 'exit')} 0; mountcrawl crawl resumes`;
     case 'pause':
       return `paused: ${alive.length === 0 ? running : `${running} ${verbOf('sends', 'send')} no request from their next heartbeat`}; nodes started while paused start paused; mountcrawl resume to go on`;
     case 'resume':

@@ -66,9 +66,14 @@ describe('stop, pause, resume and drain, given from another process to three nod
     const status = await ctl('status', '--no-wait');
     assert.match(status.stdout, /^control {3}paused since .+ \(by .+\): mountcrawl resume to go on$/m);
     for (const id of ['a', 'b', 'c']) assert.match(status.stdout, new RegExp(`^  ${id} +alive\\? paused `, 'm'));
-    const watched = await runCli(['status', '--watch', '--data', data.path], { timeoutMs: 2_500 });
-    assert.match(watched.stdout, /^paused since .+ \(by .+\): mountcrawl resume to go on$/m);
-    assert.match(watched.stdout, /^a +paused /m);
+    const watch = spawnCli(['status', '--watch', '--data', data.path]);
+    let seen = '';
+    watch.stdout!.on('data', (d: Buffer) => (seen += d.toString()));
+    await until(() => /^c +paused /m.test(seen));
+    watch.kill('SIGTERM');
+    assert.equal((await watch.done).code, 0);
+    assert.match(seen, /^paused since .+ \(by .+\): mountcrawl resume to go on$/m);
+    assert.match(seen, /^a +paused /m);
 
     const resumed = await ctl('resume');
     assert.equal(resumed.code, 0, resumed.stderr);
