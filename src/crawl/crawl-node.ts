@@ -101,6 +101,7 @@ export class CrawlNode {
     this.#control = new NodeControl(this.#mount, config, deps.logger, {
       stop: (message) => this.stop(ExitCode.OK, message),
       changed: () => {
+        if (this.#control.paused) this.stats.state = 'paused'; // said by the beat that read it
         this.#sleeper.wake();
         this.#p?.requests.pump();
       },

@@ -34,8 +34,8 @@ export interface HeartbeatEvents {
   /** True once the node is stopping (its record says so); draining: it stops because it was drained. */
   stopping(): boolean;
   draining?(): boolean;
-  /** Reads the control file (docs/protocol.md, "The control file") at the end of each beat; told to stop, the node beats again at once. */
-  lookAtControl?(): Promise<void>;
+  /** Reads the control file (docs/protocol.md, "The control file") at the end of each beat; true when it asked a change (the node beats again at once). */
+  lookAtControl?(): Promise<boolean>;
   /** The live set changed and hosts may have come this node's way: the next reseed reads everything. */
   needFullReseed(): void;
   /** Nodes left done (docs/protocol.md, "Leaving done"): `before` is the live set as it was, `lentBefore` the lends in force then. */
@@ -284,9 +284,7 @@ export class Heartbeat {
         const removed = await sweepStaleTemps(p.layout, serverNow, 10 * config.deadAfterMs, (id) => p.membership.isGone(id));
         if (removed > 0) log.debug('removed stale temp files', { count: removed });
       }
-      const stoppingBefore = events.stopping();
-      await events.lookAtControl?.();
-      if (!stoppingBefore && events.stopping()) await p.membership.beat(this.status());
+      if (await events.lookAtControl?.()) await p.membership.beat(this.status());
       p.requests.pump();
     } catch (err) {
       events.onStoreError(err);

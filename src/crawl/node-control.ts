@@ -55,16 +55,16 @@ export class NodeControl {
     this.#apply(record);
   }
 
-  /** At every heartbeat. A file that does not parse changes nothing; a failing mount throws. */
-  async look(): Promise<void> {
-    if (this.#since === undefined) return;
+  /** At every heartbeat: true when the node was told to change. A file that does not parse changes nothing; a failing mount throws. */
+  async look(): Promise<boolean> {
+    if (this.#since === undefined) return false;
     const read = await readControl(this.#mount, this.#config.dataDir);
-    if (read !== 'torn') this.#apply(read === 'absent' ? undefined : read);
+    return read !== 'torn' && this.#apply(read === 'absent' ? undefined : read);
   }
 
-  #apply(record: ControlRecord | undefined): void {
+  #apply(record: ControlRecord | undefined): boolean {
     const order = orderFor(record, this.#config.nodeId, this.#since ?? 0);
-    if (order === this.#order || this.#order === 'stop' || this.#order === 'drain') return;
+    if (order === this.#order || this.#order === 'stop' || this.#order === 'drain') return false;
     const was = this.#order;
     this.#order = order;
     if (order === 'pause') {
@@ -76,13 +76,14 @@ export class NodeControl {
       const d = record!.drain.find((e) => e.node === this.#config.nodeId)!;
       this.#log.warn(`drained (by ${d.by} at ${d.at}): stopping after the requests in flight; the other nodes take its hosts`);
       this.#events.stop(`drained (by ${d.by} at ${d.at}): its hosts went to the other nodes`);
-      return;
+      return true;
     } else {
       const s = record!.stop!;
       this.#log.warn(`mountcrawl stop (by ${s.by} at ${s.at}): stopping after the requests in flight`);
       this.#events.stop(`stopped by mountcrawl stop (by ${s.by} at ${s.at})`);
-      return;
+      return true;
     }
     this.#events.changed();
+    return true;
   }
 }
