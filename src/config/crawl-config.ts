@@ -94,6 +94,11 @@ export interface CrawlConfig {
    * it sees that many, a starting node need not wait a whole heartbeat for them.
    */
   readonly startPeers?: number;
+  /**
+   * The control file's `seq` as the node's supervisor read it when it started (src/cli/supervisor.ts):
+   * a stop given after that stops a node it restarts too. Default: what the node reads at its start.
+   */
+  readonly controlSince?: number;
   /** A node whose heartbeat counter has not changed for this long is dead. */
   readonly deadAfterMs: number;
   /** How long a node waits for a failing mount to come back before it exits. */

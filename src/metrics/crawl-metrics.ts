@@ -5,7 +5,7 @@ import type { MetricSample } from './metric-sample.js';
 export type SampleSource = () => Iterable<readonly [node: string, sample: MetricSample]>;
 
 /** The states a node's record says (src/cluster/node-record.ts), each a series of mountcrawl_node_state. */
-const STATES = ['starting', 'crawling', 'waiting', 'idle', 'stopping', 'done'] as const;
+const STATES = ['starting', 'crawling', 'waiting', 'idle', 'paused', 'stopping', 'draining', 'done'] as const;
 
 type Series = Counter<string> | Gauge<string>;
 type Label = Record<string, string>;
