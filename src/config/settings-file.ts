@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ExitCode, FatalError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { createExclusive } from '../store/exclusive-create.js';
-import { nodeMount } from '../store/mount.js';
+import { type Mount, nodeMount } from '../store/mount.js';
 import { readRecord } from '../store/read-record.js';
 import type { CrawlConfig } from './crawl-config.js';
 import { SETTINGS, sameSetting, settingsOf, settingText, type SettingsInputs, type SettingValue } from './crawl-settings.js';
@@ -34,8 +34,8 @@ function asSettingsRecord(value: unknown): SettingsRecord {
 }
 
 /** The crawl's settings, or undefined when no node wrote them yet. A file that does not parse is thrown. */
-export async function readSettings(dataDir: string): Promise<SettingsRecord | undefined> {
-  const read = await readRecord(nodeMount, settingsPath(dataDir), asSettingsRecord);
+export async function readSettings(dataDir: string, mount: Mount = nodeMount): Promise<SettingsRecord | undefined> {
+  const read = await readRecord(mount, settingsPath(dataDir), asSettingsRecord);
   if (read.kind === 'torn') throw new FatalError('DATA_DIR_UNUSABLE', `${settingsPath(dataDir)} is not a settings file`, ExitCode.DATA_DIR);
   return read.kind === 'value' ? read.value : undefined;
 }

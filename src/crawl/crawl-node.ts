@@ -15,6 +15,7 @@ import { joinCrawl } from './node-join.js';
 import { assembleNode, type Parts } from './node-parts.js';
 import { shutDownNode } from './node-shutdown.js';
 import { NodeFaults, internalStop } from './node-faults.js';
+import type { LiveSettings } from '../config/live-settings.js';
 import { NodeControl } from './node-control.js';
 import type { HostErrs } from '../store/errs-tally.js';
 import type { MountFs } from '../store/mount-fs.js';
@@ -45,6 +46,7 @@ export interface CrawlNodeDeps {
   readonly stats?: CrawlStats;
   /** The user's --hook module, if any. */
   readonly hooks?: Hooks;
+  readonly live?: LiveSettings | undefined; // the crawl's settings as `config set` changes them, read at each beat
 }
 
 /** CrawlNode.endedAs. */
@@ -54,12 +56,12 @@ export interface EndedAs {
 }
 
 /**
- * One crawling node (docs/architecture.md): the control loop of rounds and reseeds; the
- * heartbeat (heartbeat.ts) keeps membership, leases and ownership current, and the
- * termination rule (termination.ts) says when the crawl is over. The same code
- * runs alone, as one of `--processes N`, or as one of many machines on a mount. Its parts:
- * Frontier (queues, politeness, dispatch), HostKeeper (leases, listings, robots.txt, hand-
- * over), Committer (records), MountGuard (faults of the mount), Reseeder (the mount's links).
+ * One crawling node (docs/architecture.md): the control loop of rounds and reseeds; the heartbeat
+ * (heartbeat.ts) keeps membership, leases and ownership current, the termination rule
+ * (termination.ts) says when the crawl is over. It runs alone, as one of `--processes N`, or as
+ * one of many machines on a mount. Its parts: Frontier (queues, politeness, dispatch), HostKeeper
+ * (leases, listings, robots.txt, handover), Committer (records), MountGuard (faults of the mount),
+ * Reseeder (the mount's links).
  */
 export class CrawlNode {
   readonly stats: CrawlStats;
@@ -98,14 +100,15 @@ export class CrawlNode {
     this.#scope = new ScopeFilter(config.scope, config.include, config.exclude);
     this.#ownership = new Ownership(config.nodeId, config.partition);
     this.#hooks = deps.hooks;
-    this.#control = new NodeControl(this.#mount, config, deps.logger, {
-      stop: (message) => this.stop(ExitCode.OK, message),
-      changed: () => {
-        if (this.#control.paused) this.stats.state = 'paused'; // said by the beat that read it
-        this.#sleeper.wake();
-        this.#p?.requests.pump();
-      },
-    });
+    const controlDeps = { mount: this.#mount, config, log: deps.logger, live: deps.live };
+    this.#control = new NodeControl(controlDeps, { stop: (why) => this.stop(ExitCode.OK, why), changed: () => this.#controlChanged() });
+  }
+
+  /** Paused or resumed by the control file: the state is said by the beat that read it. */
+  #controlChanged(): void {
+    if (this.#control.paused) this.stats.state = 'paused';
+    this.#sleeper.wake();
+    this.#p?.requests.pump();
   }
 
   /** Directory names of the hosts this node owns and crawls now. */
@@ -279,9 +282,8 @@ export class CrawlNode {
   }
 
   /**
-   * How this node stood when it was asked to stop or its run ended, before it shut down
-   * (src/cli/run-outcome.ts recordRunEnd): its state then, and the nodes it had seen leave
-   * while it still worked (their work came to the live nodes, this one among them).
+   * How this node stood when it was asked to stop or its run ended, before it shut down (src/cli/run-outcome.ts
+   * recordRunEnd): its state then, and the nodes it had seen leave while it still worked (their work came to it).
    */
   get endedAs(): EndedAs {
     return this.#endedAs ?? { state: this.stats.state, departed: [] };

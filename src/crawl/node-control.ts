@@ -1,4 +1,7 @@
+import { FatalError } from '../errors.js';
 import { type ControlRecord, type Order, orderFor, readControl } from '../cluster/control-file.js';
+import type { LiveSettings } from '../config/live-settings.js';
+import { readSettings } from '../config/settings-file.js';
 import type { Logger } from '../progress/logger.js';
 import type { Mount } from '../store/mount.js';
 
@@ -15,25 +18,32 @@ export interface ControlEvents {
  * docs/protocol.md, "The control file"): once as it starts, before its first record, then at
  * every heartbeat (one small read). It remembers the file's `seq` it read first (or the one its
  * supervisor read, `since`), so that a stop or a drain given before it started is not for it,
- * while a pause in force is: a node started while the crawl is paused starts paused.
+ * while a pause in force is: a node started while the crawl is paused starts paused. With
+ * `live`, each look also reads the crawl's settings file and applies a new revision
+ * (docs/operations.md, "Changing a setting").
  */
 export class NodeControl {
   readonly #mount: Mount;
   readonly #config: { readonly dataDir: string; readonly nodeId: string; readonly controlSince?: number };
   readonly #log: Logger;
   readonly #events: ControlEvents;
+  readonly #live: LiveSettings | undefined;
   #since: number | undefined;
   #order: Order = 'run';
 
   constructor(
-    mount: Mount,
-    config: { readonly dataDir: string; readonly nodeId: string; readonly controlSince?: number },
-    log: Logger,
+    deps: {
+      readonly mount: Mount;
+      readonly config: { readonly dataDir: string; readonly nodeId: string; readonly controlSince?: number };
+      readonly log: Logger;
+      readonly live?: LiveSettings | undefined;
+    },
     events: ControlEvents,
   ) {
-    this.#mount = mount;
-    this.#config = config;
-    this.#log = log;
+    this.#mount = deps.mount;
+    this.#config = deps.config;
+    this.#log = deps.log;
+    this.#live = deps.live;
     this.#events = events;
   }
 
@@ -59,7 +69,18 @@ export class NodeControl {
   async look(): Promise<boolean> {
     if (this.#since === undefined) return false;
     const read = await readControl(this.#mount, this.#config.dataDir);
-    return read !== 'torn' && this.#apply(read === 'absent' ? undefined : read);
+    const changed = read !== 'torn' && this.#apply(read === 'absent' ? undefined : read);
+    if (this.#live !== undefined) await this.#lookAtSettings(this.#live);
+    return changed;
+  }
+
+  /** A new revision of the settings applied, each change logged; a file that does not parse is read again at the next look. */
+  async #lookAtSettings(live: LiveSettings): Promise<void> {
+    const record = await readSettings(this.#config.dataDir, this.#mount).catch((err: unknown) => {
+      if (err instanceof FatalError) return undefined; // torn: a writer's rename is on its way
+      throw err;
+    });
+    if (record !== undefined) for (const line of live.apply(record)) this.#log.info(`settings revision ${record.revision}: ${line}`);
   }
 
   #apply(record: ControlRecord | undefined): boolean {

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type ControlRecord, writeControl } from '../../../src/cluster/control-file.js';
 import { asNodeRecord } from '../../../src/cluster/node-record.js';
-import { CrawlNode, type RunResult } from '../../../src/crawl/crawl-node.js';
+import { CrawlNode, type CrawlNodeDeps, type RunResult } from '../../../src/crawl/crawl-node.js';
+import { LiveSettings } from '../../../src/config/live-settings.js';
+import { type SettingsRecord, settingsPath } from '../../../src/config/settings-file.js';
+import { writeFileAtomic } from '../../../src/store/atomic-write.js';
 import { ExitCode } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/progress/logger.js';
 import { Layout } from '../../../src/store/layout.js';
@@ -45,7 +48,7 @@ class Rig {
   #seq = 0;
   #seed = 7;
 
-  start(id: string): CrawlNode {
+  start(id: string, extra: Partial<CrawlNodeDeps> = {}): CrawlNode {
     const node = new CrawlNode(
       frontierConfig({
         dataDir: DATA_DIR,
@@ -56,7 +59,7 @@ class Rig {
         delayMs: 500,
         perHost: 1,
       }),
-      { clock: this.clock, logger: silentLogger, fs: this.fs, fetcher: this.fake.fetcher, random: () => this.#random() },
+      { clock: this.clock, logger: silentLogger, fs: this.fs, fetcher: this.fake.fetcher, random: () => this.#random(), ...extra },
     );
     this.nodes.set(id, node);
     void node.run().then((r) => this.results.set(id, r));
@@ -185,5 +188,30 @@ describe('stop, pause, resume and drain through the control file (three nodes, o
     await rig.run(300_000, () => rig.ended(['n1', 'n3']));
     for (const id of ['n1', 'n3']) assert.deepEqual(rig.results.get(id), { reason: 'complete', exitCode: ExitCode.OK }, id);
     assert.deepEqual(new Set(rig.fetchedPages()), new Set(rig.site.pages), 'every page fetched');
+  });
+
+  test('config set: a running node reads the settings file through its mount at each heartbeat and applies a new revision', async () => {
+    const rig = new Rig();
+    const record = (revision: number, delay: number): SettingsRecord => ({
+      format: 1,
+      revision,
+      writtenBy: 'test',
+      writtenAt: 'now',
+      settings: { delay },
+    });
+    const write = (r: SettingsRecord): Promise<void> =>
+      writeFileAtomic(rig.mount, settingsPath(DATA_DIR), JSON.stringify(r), { nodeId: 'test', fsync: false });
+    const lines: string[] = [];
+    const logger = { ...silentLogger, info: (line: string) => void lines.push(line) };
+    const live = new LiveSettings(frontierConfig({ dataDir: DATA_DIR, nodeId: 'n1', delayMs: 500 }), record(1, 500));
+    rig.start('n1', { logger, live });
+    await rig.run(3 * HEARTBEAT_MS);
+    await write(record(2, 20));
+    await rig.run(HEARTBEAT_MS + STEP_MS);
+    assert.equal(live.config.delayMs, 20);
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('settings')),
+      ['settings revision 2: --delay 500 -> 20: applied'],
+    );
   });
 });
