@@ -3,8 +3,7 @@ import { openExistingDataDir } from '../store/data-dir.js';
 import { names } from '../store/holdings.js';
 import { readSummaryFile, type SummaryFile, type SummaryPage, uncoveredKeys } from '../store/host-summary.js';
 import type { Layout } from '../store/layout.js';
-import { fileSystemKind } from '../store/fs-kind.js';
-import { readLocalRecord, readRecord } from '../store/read-record.js';
+import { type RecordReader, recordReader } from '../store/record-reader.js';
 import { asErrsRecord, asLinksRecord } from '../store/records.js';
 import { isKey } from '../url/key.js';
 import { orderedMap } from '../util/ordered-map.js';
@@ -51,7 +50,7 @@ async function keysIn(dir: string): Promise<string[]> {
  * only the newer records are read. A record that vanishes or is being replaced meanwhile is
  * skipped.
  */
-async function hostLines(layout: Layout, local: boolean, host: string, options: ExportOptions): Promise<Line[]> {
+async function hostLines(layout: Layout, read: RecordReader, host: string, options: ExportOptions): Promise<Line[]> {
   const fields = options.fields;
   const fromSummary = fields !== undefined && summaryHasFields(fields);
   const [links, errs, file] = await Promise.all([
@@ -66,10 +65,10 @@ async function hostLines(layout: Layout, local: boolean, host: string, options: 
       const line = exportLine(key, { url: page.url, depth: page.depth }, fields);
       return () => Promise.resolve(line);
     }
-    return () => readLine(layout, local, layout.links(host, key), key, asLinksRecord, fields);
+    return () => readLine(read, layout.links(host, key), key, asLinksRecord, fields);
   });
   const done = new Set(links);
-  for (const key of errs) if (!done.has(key)) lines.push(() => readLine(layout, local, layout.errs(host, key), key, asErrsRecord, fields));
+  for (const key of errs) if (!done.has(key)) lines.push(() => readLine(read, layout.errs(host, key), key, asErrsRecord, fields));
   return lines;
 }
 
@@ -82,23 +81,22 @@ function coveredPages(file: SummaryFile | undefined, keys: readonly string[]): M
 }
 
 async function readLine(
-  layout: Layout,
-  local: boolean,
+  read: RecordReader,
   path: string,
   key: string,
   check: (v: unknown) => object,
   fields: readonly string[] | undefined,
 ): Promise<string | undefined> {
-  const read = local ? readLocalRecord(path, check) : await readRecord(layout.mount, path, check);
-  return read.kind === 'value' ? exportLine(key, read.value as Record<string, unknown>, fields) : undefined;
+  const record = await read(path, check);
+  return record.kind === 'value' ? exportLine(key, record.value as Record<string, unknown>, fields) : undefined;
 }
 
 /** Every line of `hosts` in order, the listings of the next few hosts made while one is written. */
-async function* allLines(layout: Layout, local: boolean, hosts: readonly string[], options: ExportOptions): AsyncGenerator<Line> {
+async function* allLines(layout: Layout, read: RecordReader, hosts: readonly string[], options: ExportOptions): AsyncGenerator<Line> {
   const listed: Promise<Line[]>[] = [];
   let next = 0;
   while (next < hosts.length || listed.length > 0) {
-    while (next < hosts.length && listed.length <= HOSTS_AHEAD) listed.push(hostLines(layout, local, hosts[next++]!, options));
+    while (next < hosts.length && listed.length <= HOSTS_AHEAD) listed.push(hostLines(layout, read, hosts[next++]!, options));
     yield* await listed.shift()!;
   }
 }
@@ -117,9 +115,8 @@ export async function exportCommand(dataDir: string, options: ExportOptions, wri
   const hosts = new Set([...(await names(layout.dir('links'))), ...(options.errors ? await names(layout.dir('errs')) : [])]);
   for (const host of wanted) if (!hosts.has(host)) throw noSuchHost(host, dataDir, [...hosts]);
   const chosen = [...hosts].sort().filter((h) => wanted.size === 0 || wanted.has(h));
-  // A local disk answers a read at once: read there without the thread pool's hand-offs, which cost more than the read.
-  const local = layout.mount.native && (await fileSystemKind(layout.root)) === 'local';
-  for await (const line of orderedMap(allLines(layout, local, chosen, options), READS_IN_FLIGHT, (l) => l())) {
+  const read = await recordReader(layout);
+  for await (const line of orderedMap(allLines(layout, read, chosen, options), READS_IN_FLIGHT, (l) => l())) {
     if (line !== undefined) await write(line);
   }
   return 0;
