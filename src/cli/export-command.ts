@@ -102,7 +102,11 @@ async function* allLines(layout: Layout, read: RecordReader, hosts: readonly str
   const listed: Promise<Line[]>[] = [];
   let next = 0;
   while (next < hosts.length || listed.length > 0) {
-    while (next < hosts.length && listed.length <= HOSTS_AHEAD) listed.push(hostLines(layout, read, hosts[next++]!, options));
+    while (next < hosts.length && listed.length <= HOSTS_AHEAD) {
+      const host = hostLines(layout, read, hosts[next++]!, options);
+      host.catch(() => undefined); // thrown when its turn comes, not as an unhandled rejection while an earlier host is written
+      listed.push(host);
+    }
     yield* await listed.shift()!;
   }
 }
