@@ -1,7 +1,8 @@
 import { ExitCode, FatalError } from '../errors.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import { names } from '../store/holdings.js';
-import { readSummaryFile, type SummaryFile, type SummaryPage, uncoveredKeys } from '../store/host-summary.js';
+import { type SummaryFile, type SummaryPage, uncoveredKeys } from '../store/host-summary.js';
+import { readSummaryPages } from '../store/summary-pages.js';
 import type { Layout } from '../store/layout.js';
 import { type RecordReader, recordReader } from '../store/record-reader.js';
 import { asErrsRecord, asLinksRecord } from '../store/records.js';
@@ -59,12 +60,12 @@ async function keysIn(dir: string): Promise<string[]> {
 async function hostLines(layout: Layout, read: RecordReader, host: string, options: ExportOptions): Promise<Line[]> {
   const fields = options.fields;
   const fromSummary = fields !== undefined && summaryHasFields(fields);
-  const [links, errs, file] = await Promise.all([
+  const [links, errs, summarized] = await Promise.all([
     keysIn(layout.hostDir('links', host)),
     options.errors ? keysIn(layout.hostDir('errs', host)) : [],
-    fromSummary ? readSummaryFile(layout, host) : undefined,
+    fromSummary ? readSummaryPages(layout, host) : undefined,
   ]);
-  const covered = coveredPages(file, links);
+  const covered = coveredPages(summarized, links);
   const lines: Line[] = links.map((key) => {
     const page = covered.get(key);
     if (page !== undefined) {
@@ -79,10 +80,10 @@ async function hostLines(layout: Layout, read: RecordReader, host: string, optio
 }
 
 /** The pages of a host summary by key, when it is usable by the staleness rule for the listing `keys`; none otherwise. */
-function coveredPages(file: SummaryFile | undefined, keys: readonly string[]): Map<string, SummaryPage> {
+function coveredPages(summary: SummaryFile['pages'] | undefined, keys: readonly string[]): Map<string, SummaryPage> {
   const pages = new Map<string, SummaryPage>();
-  if (file === undefined) return pages;
-  for (const [key, url, depth] of file.pages) pages.set(key, { url, depth });
+  if (summary === undefined) return pages;
+  for (const [key, url, depth] of summary) pages.set(key, { url, depth });
   return uncoveredKeys(pages.keys(), keys) === undefined ? new Map() : pages;
 }
 
