@@ -40,8 +40,10 @@ const WRITE_CHARS = 64 * 1024;
 
 /** Records read at once: each is a round trip on a network mount; their lines wait for their turn (at most this many). */
 const READS_IN_FLIGHT = 64;
-/** Hosts listed ahead of the one being written, so that a host's first reads do not wait for its listing. */
+/** Hosts listed ahead of the one being written, so that a host's first reads do not wait for its listing... */
 const HOSTS_AHEAD = 4;
+/** ...unless it has this many lines or more. */
+const LARGE_HOST = 10_000;
 
 /** One line of the output, in the order written: made from a host summary, or from a record read when its turn comes near. */
 type Line = () => Promise<string | undefined>;
@@ -98,17 +100,24 @@ async function readLine(
   return record.kind === 'value' ? exportLine(key, record.value as Record<string, unknown>, fields) : undefined;
 }
 
-/** Every line of `hosts` in order, the listings of the next few hosts made while one is written. */
+/**
+ * Every line of `hosts` in order. While a host of fewer than LARGE_HOST lines is written, the
+ * next few are listed (over a network mount a listing is round trips, which then overlap); a
+ * larger one is written before the next is listed, so that memory holds few large listings.
+ */
 async function* allLines(layout: Layout, read: RecordReader, hosts: readonly string[], options: ExportOptions): AsyncGenerator<Line> {
   const listed: Promise<Line[]>[] = [];
   let next = 0;
+  const listNext = (): void => {
+    const host = hostLines(layout, read, hosts[next++]!, options);
+    host.catch(() => undefined); // thrown when its turn comes, not as an unhandled rejection while an earlier host is written
+    listed.push(host);
+  };
   while (next < hosts.length || listed.length > 0) {
-    while (next < hosts.length && listed.length <= HOSTS_AHEAD) {
-      const host = hostLines(layout, read, hosts[next++]!, options);
-      host.catch(() => undefined); // thrown when its turn comes, not as an unhandled rejection while an earlier host is written
-      listed.push(host);
-    }
-    yield* await listed.shift()!;
+    if (listed.length === 0) listNext();
+    const lines = await listed.shift()!;
+    while (next < hosts.length && listed.length < HOSTS_AHEAD && lines.length < LARGE_HOST) listNext();
+    yield* lines;
   }
 }
 
