@@ -182,11 +182,13 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       'only this host directory, e.g. example.com or 127.0.0.1_8080 (repeatable)',
       (v: string, prev: string[] = []) => [...prev, v],
     )
-    .action(async (opts: { data?: string; errors?: boolean; host?: string[] }) => {
+    .option('--fields <names>', 'only these fields of each record, comma-separated (key,url,depth reads host summaries, not every record)')
+    .action(async (opts: { data?: string; errors?: boolean; host?: string[]; fields?: string }) => {
       const { exportCommand, streamSink } = await import('./export-command.js');
+      const { parseFields } = await import('./export-fields.js');
       result.code = await exportCommand(
         resolveDataDir(opts.data, process.env),
-        { errors: opts.errors === true, hosts: opts.host ?? [] },
+        { errors: opts.errors === true, hosts: opts.host ?? [], fields: opts.fields === undefined ? undefined : parseFields(opts.fields) },
         streamSink(process.stdout),
       );
     });
