@@ -97,7 +97,7 @@ export class DiscoveryRounds {
     const allIdleBefore = p.membership.allIdleSince();
     const reseedStart = this.#d.clock.monotonic();
     this.#lastReseed = reseedStart;
-    const full = this.#needFullReseed;
+    const full = p.keeper.takeLeaseLoss() || this.#needFullReseed;
     this.#needFullReseed = false;
     if (full) this.#leftDone.forget();
     let found: number;

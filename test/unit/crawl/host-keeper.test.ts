@@ -239,4 +239,18 @@ describe('HostKeeper', () => {
     assert.deepEqual([...r.leases.held()], []);
     assert.deepEqual(r.unsettled, [A], 'the reseeds must list the directory of a host let go again');
   });
+
+  test('a lease found lost drops the host and its queue, and asks once for a full reseed (docs/protocol.md, "Who crawls what")', async () => {
+    const r = await keeperRig({});
+    const host = r.admission.want(A, `http://${A}/`);
+    await r.keeper.loaded(host);
+    r.keeper.dropLost(['other.example']);
+    assert.equal(r.keeper.takeLeaseLoss(), false, 'a host this node does not hold drops nothing');
+    assert.equal(r.admission.offer(`http://${A}/p1`, A, 1), 'queued');
+    r.keeper.dropLost([A]);
+    assert.equal(host.phase, 'releasing');
+    assert.equal(r.frontier.queued, 0, 'the queue left memory');
+    assert.equal(r.keeper.takeLeaseLoss(), true);
+    assert.equal(r.keeper.takeLeaseLoss(), false, 'once');
+  });
 });
