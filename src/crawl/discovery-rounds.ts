@@ -95,6 +95,7 @@ export class DiscoveryRounds {
     if ((p.recrawler?.refill() ?? 0) > 0) return undefined;
     // Nothing in memory: look at the mount.
     const allIdleBefore = p.membership.allIdleSince();
+    const peersWroteAfter = p.membership.peersWroteAfter();
     const reseedStart = this.#d.clock.monotonic();
     this.#lastReseed = reseedStart;
     const full = p.keeper.takeLeaseLoss() || this.#needFullReseed;
@@ -143,6 +144,7 @@ export class DiscoveryRounds {
       watch: this.#d.config.watch,
       allIdleBefore,
       reseedStart,
+      peersWroteAfter,
       observations: p.membership.observations,
       wasIdle,
       allIdleNow: p.membership.allIdleSince() !== undefined,
