@@ -71,6 +71,11 @@ export class Membership {
     return this.#self.beat(status);
   }
 
+  /** SelfRecord.takeSilence: others may have counted this node dead since the last call. */
+  takeSilence(): boolean {
+    return this.#self.takeSilence();
+  }
+
   /** Removes this node's record (graceful exit): others stop counting it at their next read. */
   leave(): Promise<void> {
     return this.#self.leave();

@@ -98,7 +98,9 @@ export class DiscoveryRounds {
     const peersWroteAfter = p.membership.peersWroteAfter();
     const reseedStart = this.#d.clock.monotonic();
     this.#lastReseed = reseedStart;
-    const full = p.keeper.takeLeaseLoss() || this.#needFullReseed;
+    // A node that may have been counted dead reads everything again (docs/protocol.md, "Self-fencing").
+    const silent = p.membership.takeSilence();
+    const full = p.keeper.takeLeaseLoss() || silent || this.#needFullReseed;
     this.#needFullReseed = false;
     if (full) this.#leftDone.forget();
     let found: number;

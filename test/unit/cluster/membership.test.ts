@@ -426,6 +426,23 @@ describe('Membership: the last busy peer (the end, sooner)', () => {
 });
 
 describe('Membership: beat and leave', () => {
+  test('a record that goes out more than half of dead-after after the one before it is a silence, taken once (the next reseed is full)', async () => {
+    const layout = await freshLayout();
+    const { clock, m } = setup(layout);
+    const status = { state: 'crawling', round: 1, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 } as const;
+    await m.beat(status);
+    clock.advance(DEAD / 2);
+    await m.beat(status);
+    assert.equal(m.takeSilence(), false, 'half of dead-after: others still count it alive');
+    clock.advance(DEAD / 2 + 1);
+    await m.beat(status);
+    assert.equal(m.takeSilence(), true);
+    assert.equal(m.takeSilence(), false, 'once');
+    clock.advance(HEARTBEAT);
+    await m.beat(status);
+    assert.equal(m.takeSilence(), false);
+  });
+
   test('beat writes a record another node reads, with a counter that grows; leave removes it', async () => {
     const layout = await freshLayout();
     const { clock, m } = setup(layout);

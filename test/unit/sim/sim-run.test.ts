@@ -65,6 +65,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test('seed 59: a node silent past half of dead-after reseeds fully next, so that it takes a host it counted as quiet (its owners ended done) once the host comes back to it, with a retry another node wrote meanwhile', async () => {
+    const r = await runSeed(59, { factory: realNode });
+    assert.match(r.header[1]!, /stall n2 2986\.\.6840/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('seeds 1 to 50 on a mount without caches keep every property (docs/simulator.md, "What it found")', async () => {
     const failing: number[] = [];
     for (let seed = 1; seed <= 50; seed++) {
