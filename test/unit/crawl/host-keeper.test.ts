@@ -225,6 +225,33 @@ describe('HostKeeper', () => {
     assert.equal(r.asked.filter((u) => u.endsWith('/robots.txt')).length, 2);
   });
 
+  test('robots.txt unavailable while the mount fails under the records: the URLs go back in the queue, the host is not left alone, and a later give-up records them', async () => {
+    const r = await keeperRig({ [`http://${A}/robots.txt`]: [503, {}] }, { maxAttempts: 2 });
+    r.admission.offer(`http://${A}/1`, A, 0);
+    r.admission.offer(`http://${A}/2`, A, 0);
+    const host = r.frontier.hosts.get(A)!;
+    await r.keeper.loaded(host);
+    await r.hostRobots.fetch(host);
+    const writeErrs = r.store.writeErrs.bind(r.store);
+    let writes = 0;
+    r.store.writeErrs = async (...args) => {
+      if (++writes === 2) throw Object.assign(new Error('EIO: simulated'), { code: 'EIO' });
+      return writeErrs(...args);
+    };
+    await r.hostRobots.fetch(host);
+    assert.equal(host.gaveUp, false, 'not left alone: its URLs are not all recorded');
+    assert.equal(r.frontier.queued, 2, 'both URLs are queued again');
+    assert.equal(host.isClaimed(urlKey(`http://${A}/2`)), true);
+    assert.equal(r.stats.cut.hostGaveUp, 0);
+    assert.equal((r.errors[0] as NodeJS.ErrnoException).code, 'EIO', 'the fault goes to the mount-fault handling');
+    await r.hostRobots.fetch(host);
+    assert.equal(host.gaveUp, true, 'robots.txt asked for again, still unavailable');
+    assert.equal(r.frontier.queued, 0);
+    assert.equal(r.stats.cut.hostGaveUp, 1);
+    const recorded = await r.store.listHost(A, () => false);
+    assert.deepEqual([...recorded.errs.keys()].sort(), [urlKey(`http://${A}/1`), urlKey(`http://${A}/2`)].sort());
+  });
+
   test('a host that moved is let go after its requests in flight end; then its lease is released', async () => {
     const r = await keeperRig({});
     const host = r.admission.want(A, `http://${A}/`);
