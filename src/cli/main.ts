@@ -7,7 +7,7 @@ import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type 
 import { runCrawl } from './crawl-command.js';
 import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
-import { METRICS_ENV, SUPERVISED_ENV, runSupervisor } from './supervisor.js';
+import { CONTROL_SINCE_ENV, METRICS_ENV, SUPERVISED_ENV, runSupervisor } from './supervisor.js';
 import { sampleOf } from '../metrics/metric-sample.js';
 import { heldErrsMessage, type ChildMessage } from './child-messages.js';
 import type { CrawlNode } from '../crawl/crawl-node.js';
@@ -77,7 +77,7 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       });
     };
     result.code = await runCrawl(
-      supervised ? { ...config, startPeers: siblings - 1 } : config,
+      supervised ? { ...config, startPeers: siblings - 1, controlSince: Number(process.env[CONTROL_SINCE_ENV] ?? 0) } : config,
       start,
       supervised ? { onProgress, onEnd } : {},
       userHooks,
@@ -147,6 +147,27 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     const { configSetCommand } = await import('./config-command.js');
     const data = opts.data ?? (config.opts() as { data?: string }).data;
     result.code = await configSetCommand(resolveDataDir(data, process.env), name, values, out);
+  });
+
+  const orders = {
+    stop: 'stop every running node of the crawl as Ctrl-C does (they exit 0); mountcrawl crawl resumes',
+    pause: 'running nodes send no request until resume, and keep their hosts; nodes started meanwhile start paused',
+    resume: 'end a pause',
+  } as const;
+  for (const [verb, description] of Object.entries(orders) as [keyof typeof orders, string][]) {
+    dataDirOption(program.command(verb).description(description)).action(async (opts: { data?: string }) => {
+      const { controlCommand } = await import('./control-command.js');
+      result.code = await controlCommand(verb, resolveDataDir(opts.data, process.env), undefined, out);
+    });
+  }
+  dataDirOption(
+    program
+      .command('drain')
+      .description('that node hands its hosts over to the others and exits 0 (mountcrawl status names the nodes)')
+      .argument('<node>', 'the id of a node, as mountcrawl status shows it'),
+  ).action(async (node: string, opts: { data?: string }) => {
+    const { controlCommand } = await import('./control-command.js');
+    result.code = await controlCommand('drain', resolveDataDir(opts.data, process.env), node, out);
   });
 
   dataDirOption(

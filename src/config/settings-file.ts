@@ -89,6 +89,9 @@ export async function settleSettings(
     const differ = conflicts(mine, found.settings, given);
     if (differ.length === 0) return { config: adopt(config, found), record: found, wrote: false, changed: [] };
     const alive = raced ? ['one starting now'] : await othersAlive();
+    // A node that started with this one may have written its new run's settings since they
+    // were read: a conflict counts only with the latest revision.
+    if (alive.length > 0 && !raced && (await readSettings(config.dataDir))?.revision !== found.revision) continue;
     if (alive.length > 0) {
       const more = differ.length > 1 ? ` (and ${differ.length - 1} more)` : '';
       const nodes = raced

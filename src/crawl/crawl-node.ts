@@ -15,10 +15,12 @@ import { joinCrawl } from './node-join.js';
 import { assembleNode, type Parts } from './node-parts.js';
 import { shutDownNode } from './node-shutdown.js';
 import { NodeFaults, internalStop } from './node-faults.js';
+import { NodeControl } from './node-control.js';
 import type { HostErrs } from '../store/errs-tally.js';
 import type { MountFs } from '../store/mount-fs.js';
 import { Mount } from '../store/mount.js';
 import { nodeMountFs } from '../store/node-mount-fs.js';
+import { WakeableSleep } from '../util/wakeable-sleep.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -74,14 +76,18 @@ export class CrawlNode {
   #stopping: RunResult | undefined;
   #heldErrs: ReadonlyMap<string, HostErrs> | undefined;
   #endedAs: EndedAs | undefined;
-  #wake: (() => void) | undefined;
+  /** The control loop's sleep, which what it must act on cuts short. */
+  readonly #sleeper: WakeableSleep;
   #heartbeat: Heartbeat | undefined;
   #rounds: DiscoveryRounds | undefined;
   #faults: NodeFaults | undefined;
+  /** The control file: stop, pause, drain (docs/operations.md, "Stopping, pausing, draining"). */
+  readonly #control: NodeControl;
 
   constructor(config: CrawlConfig, deps: CrawlNodeDeps) {
     this.#config = config;
     this.#clock = deps.clock;
+    this.#sleeper = new WakeableSleep(deps.clock);
     this.#log = deps.logger;
     this.stats = deps.stats ?? new CrawlStats(() => deps.clock.monotonic());
     this.#mount = new Mount(deps.fs ?? nodeMountFs, deps.clock, deps.random);
@@ -92,20 +98,26 @@ export class CrawlNode {
     this.#scope = new ScopeFilter(config.scope, config.include, config.exclude);
     this.#ownership = new Ownership(config.nodeId, config.partition);
     this.#hooks = deps.hooks;
+    this.#control = new NodeControl(this.#mount, config, deps.logger, {
+      stop: (message) => this.stop(ExitCode.OK, message),
+      changed: () => {
+        if (this.#control.paused) this.stats.state = 'paused'; // said by the beat that read it
+        this.#sleeper.wake();
+        this.#p?.requests.pump();
+      },
+    });
   }
 
   /** Directory names of the hosts this node owns and crawls now. */
   ownedHosts(): string[] {
-    const out: string[] = [];
-    for (const h of this.#p?.frontier.hosts.values() ?? []) if (h.phase === 'ready') out.push(h.dir);
-    return out;
+    return [...(this.#p?.frontier.hosts.values() ?? [])].filter((h) => h.phase === 'ready').map((h) => h.dir);
   }
 
   /** Asks the node to stop gracefully: requests in flight finish (or are abandoned after a grace period). */
-  stop(exitCode: number = ExitCode.INTERRUPTED): void {
+  stop(exitCode: number = ExitCode.INTERRUPTED, message?: string): void {
     this.#noteEnd();
-    this.#stopping ??= { reason: 'stopped', exitCode };
-    this.#wakeLoop();
+    this.#stopping ??= { reason: 'stopped', exitCode, ...(message === undefined ? {} : { message }) };
+    this.#sleeper.wake();
   }
 
   /** Looks at the other nodes now rather than at the next heartbeat (a sibling said it changed). */
@@ -141,16 +153,17 @@ export class CrawlNode {
    * repeated. Returns a result when the node must stop before it crawls.
    */
   async #startUp(p: Parts): Promise<RunResult | undefined> {
-    return this.#faults!.retry(() =>
-      joinCrawl(p, {
+    return this.#faults!.retry(async () => {
+      await this.#control.begin(); // before the node's first record: a stop given later is for it
+      return joinCrawl(p, {
         config: this.#config,
         clock: this.#clock,
         log: this.#log,
         ownership: this.#ownership,
         heartbeat: this.#heartbeat!,
         rounds: this.#rounds!,
-      }),
-    );
+      });
+    });
   }
 
   /** Opens the data directory and builds the parts that use it. */
@@ -171,7 +184,7 @@ export class CrawlNode {
         fenced: () => this.#fenced(),
         stopping: () => this.#stopping !== undefined,
         onStoreError: (err) => this.#onStoreError(err),
-        wake: () => this.#wakeLoop(),
+        wake: () => this.#sleeper.wake(),
         pump: () => this.#p?.requests.pump(),
       },
     });
@@ -184,9 +197,11 @@ export class CrawlNode {
       parts: this.#p,
       events: {
         stopping: () => this.#stopping !== undefined,
+        draining: () => this.#control.draining,
+        lookAtControl: () => this.#control.look(),
         needFullReseed: () => this.#rounds!.needFullReseed(),
         leftDone: (before, done, lent) => this.#rounds!.leftDone(before, done, lent),
-        wake: () => this.#wakeLoop(),
+        wake: () => this.#sleeper.wake(),
         onStoreError: (err) => this.#onStoreError(err),
       },
     });
@@ -198,7 +213,7 @@ export class CrawlNode {
       scope: this.#scope,
       parts: this.#p,
       heartbeat: this.#heartbeat,
-      sleep: (ms) => this.#sleep(ms),
+      sleep: (ms) => this.#sleeper.sleep(ms),
       fenced: () => this.#fenced(),
       onStoreError: (err) => this.#onStoreError(err),
     });
@@ -208,7 +223,7 @@ export class CrawlNode {
       heartbeat: this.#heartbeat,
       parts: this.#p,
       stopping: () => this.#stopping,
-      sleep: (ms) => this.#sleep(ms),
+      sleep: (ms) => this.#sleeper.sleep(ms),
     });
     return this.#p;
   }
@@ -228,6 +243,11 @@ export class CrawlNode {
         if (failed) return failed;
         continue;
       }
+      if (this.#control.paused) {
+        this.stats.state = 'paused';
+        await this.#sleeper.sleep(this.#config.heartbeatMs);
+        continue;
+      }
       if (p.requests.fetched >= this.#config.maxPages) {
         await p.requests.drain(Infinity);
         return { reason: 'max-pages', exitCode: ExitCode.OK, message: `--max-pages ${this.#config.maxPages} reached` };
@@ -240,28 +260,11 @@ export class CrawlNode {
     }
   }
 
-  /** Waits `ms` on the node's clock, or until woken (#wakeLoop). */
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.#clock.clearTimeout(timer);
-        if (this.#wake === done) this.#wake = undefined;
-        resolve();
-      };
-      const timer = this.#clock.setTimeout(done, ms);
-      this.#wake = done;
-    });
-  }
-
-  #wakeLoop(): void {
-    this.#wake?.();
-  }
-
   #mayStart(): boolean {
     const p = this.#p;
-    if (this.#stopping || p === undefined || p.guard.fault || this.#fenced()) return false;
+    if (this.#stopping || p === undefined || p.guard.fault || this.#fenced() || this.#control.paused) return false;
     if (p.requests.fetched >= this.#config.maxPages) {
-      this.#wakeLoop();
+      this.#sleeper.wake();
       return false;
     }
     return p.requests.inFlight < this.#config.concurrency;
@@ -272,7 +275,7 @@ export class CrawlNode {
   /** A failure of the mount stops fetching (MountGuard); anything else is a bug and ends the run. */
   #onStoreError(err: unknown): void {
     if (this.#p?.guard.classify(err) === undefined) this.#stopping = internalStop(err, this.#log, this.#stopping);
-    this.#wakeLoop();
+    this.#sleeper.wake();
   }
 
   /**
@@ -288,12 +291,7 @@ export class CrawlNode {
     this.#endedAs ??= { state: this.stats.state, departed: this.#p?.membership.departedIds() ?? [] };
   }
 
-  /**
-   * The errs records of the hosts this node held to the end, by host, as it knows them
-   * (HostState.errsOnDisk): the end summary counts these instead of reading every record
-   * again. Undefined after run() when it knows none for sure (URL partitioning: other nodes
-   * write into the same hosts; or it was fenced).
-   */
+  /** After run(): the errs records of the hosts it held to the end, for the end summary (node-shutdown.ts errsOfHostsHeld). */
   get heldErrs(): ReadonlyMap<string, HostErrs> | undefined {
     return this.#heldErrs;
   }
