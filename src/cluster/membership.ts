@@ -72,6 +72,11 @@ export class Membership {
     return this.#self.beat(status);
   }
 
+  /** SelfRecord.takeSilence: others may have counted this node dead since the last call. */
+  takeSilence(): boolean {
+    return this.#self.takeSilence();
+  }
+
   /** Removes this node's record (graceful exit): others stop counting it at their next read. */
   leave(): Promise<void> {
     return this.#self.leave();
@@ -86,6 +91,7 @@ export class Membership {
   async observe(): Promise<boolean> {
     const beforeIds = this.liveIds();
     const before = beforeIds.join('\n');
+    const began = this.#clock.monotonic();
     const listing = await this.#layout.fs.readdir(this.#layout.dir('nodes'));
     const names = listing.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
     const read = await Promise.all(
@@ -110,7 +116,7 @@ export class Membership {
     for (const r of read) {
       if (r === undefined) continue;
       present.add(r[0]);
-      this.#see(r[0], r[1], now);
+      this.#see(r[0], r[1], now, began);
     }
     for (const [id, peer] of this.#peers) {
       if (!present.has(id)) {
@@ -169,10 +175,10 @@ export class Membership {
     return [...this.#done];
   }
 
-  #see(id: string, record: NodeRecord, now: number): void {
+  #see(id: string, record: NodeRecord, now: number, began: number): void {
     if (record.state === 'done') this.#done.add(id);
     else this.#done.delete(id);
-    seePeer(this.#peers, id, record, now, this.#options.deadAfterMs);
+    seePeer(this.#peers, id, record, now, began, this.#options.deadAfterMs);
   }
 
   /** Ids of the live nodes, this one included, sorted. */
@@ -233,6 +239,18 @@ export class Membership {
       since = Math.max(since, peer.idleSeenSince);
     }
     return since;
+  }
+
+  /**
+   * Monotonic time after which every live peer is known to have written a record (its counter
+   * changed since a read of it that began then); Infinity with no live peer. A peer killed
+   * before that time wrote nothing since, however alive and idle its last record looks
+   * (docs/protocol.md, "Rounds, reseeds and the end of the crawl").
+   */
+  peersWroteAfter(): number {
+    let t = Infinity;
+    for (const peer of this.#peers.values()) if (peer.alive) t = Math.min(t, peer.wroteAfter);
+    return t;
   }
 
   /**

@@ -11,6 +11,12 @@ export type SelfStatus = Pick<
   'state' | 'round' | 'hostsOwned' | 'pages' | 'errors' | 'excluded' | 'queued' | 'inFlight' | 'rate' | 'spare' | 'wanting' | 'lent'
 >;
 
+export interface SelfRecordOptions {
+  readonly nodeId: string;
+  readonly heartbeatMs: number;
+  readonly deadAfterMs: number;
+}
+
 /**
  * This node's own record, nodes/<id>.json (docs/protocol.md, "Nodes and liveness"): its
  * counter grows at every beat; its idle epoch grows each time the node turns idle. Membership
@@ -18,7 +24,7 @@ export type SelfStatus = Pick<
  */
 export class SelfRecord {
   readonly #layout: Layout;
-  readonly #options: { readonly nodeId: string; readonly heartbeatMs: number };
+  readonly #options: SelfRecordOptions;
   readonly #clock: Clock;
   readonly #startedAt: string;
   #counter = 0;
@@ -28,8 +34,10 @@ export class SelfRecord {
   #serverTime: { mtimeMs: number; at: number } | undefined;
   /** leave() was called: no beat writes the record again (it would stay behind, a node that looks dead). */
   #left = false;
+  /** A record went out more than half of dead-after after the one before it (takeSilence). */
+  #silent = false;
 
-  constructor(layout: Layout, options: { readonly nodeId: string; readonly heartbeatMs: number }, clock: Clock) {
+  constructor(layout: Layout, options: SelfRecordOptions, clock: Clock) {
     this.#layout = layout;
     this.#options = options;
     this.#clock = clock;
@@ -91,9 +99,21 @@ export class SelfRecord {
     await writeFileAtomic(this.#layout.mount, path, `${JSON.stringify(record, null, 1)}\n`, { nodeId: this.#options.nodeId, fsync: false });
     // When the write was sent, not when its answer came: a node paused between the two was
     // silent for the pause, and others may have counted it dead (docs/protocol.md, "Self-fencing").
+    if (this.#clock.monotonic() - this.#lastBeatOk > this.#options.deadAfterMs / 2) this.#silent = true;
     this.#lastBeatOk = now;
     const s = await this.#layout.fs.stat(path);
     this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
+  }
+
+  /**
+   * True when a record went out more than half of dead-after after the one before it, since the
+   * last call: others may have counted this node dead meanwhile, taken its hosts or written off
+   * hosts it would have gained (docs/protocol.md, "Self-fencing"). Its next reseed is full.
+   */
+  takeSilence(): boolean {
+    const silent = this.#silent;
+    this.#silent = false;
+    return silent;
   }
 
   /** The counter of the latest record this node wrote. */

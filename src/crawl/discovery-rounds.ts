@@ -95,9 +95,12 @@ export class DiscoveryRounds {
     if ((p.recrawler?.refill() ?? 0) > 0) return undefined;
     // Nothing in memory: look at the mount.
     const allIdleBefore = p.membership.allIdleSince();
+    const peersWroteAfter = p.membership.peersWroteAfter();
     const reseedStart = this.#d.clock.monotonic();
     this.#lastReseed = reseedStart;
-    const full = this.#needFullReseed;
+    // A node that may have been counted dead reads everything again (docs/protocol.md, "Self-fencing").
+    const silent = p.membership.takeSilence();
+    const full = p.keeper.takeLeaseLoss() || silent || this.#needFullReseed;
     this.#needFullReseed = false;
     if (full) this.#leftDone.forget();
     let found: number;
@@ -143,6 +146,7 @@ export class DiscoveryRounds {
       watch: this.#d.config.watch,
       allIdleBefore,
       reseedStart,
+      peersWroteAfter,
       observations: p.membership.observations,
       wasIdle,
       allIdleNow: p.membership.allIdleSince() !== undefined,

@@ -68,8 +68,8 @@ export class Heartbeat {
   /** The heartbeat in progress: close() waits for it, so it cannot rewrite the record after leave(). */
   #running: Promise<void> | undefined;
   #ticks = 0;
-  /** Whether every live node was idle at the last heartbeat. */
-  #allIdleSeen = false;
+  /** Whether the end rule's view held at the last heartbeat: every live node idle, every peer's record written since. */
+  #endableSeen = false;
   /** Set by a beat whose record went out while fenced, cleared once every lease was read back (docs/protocol.md, "Self-fencing"). */
   #leasesInDoubt = false;
   #closed = false;
@@ -260,10 +260,11 @@ export class Heartbeat {
         p.keeper.rebalance(ownership.liveCount);
         events.wake();
       }
-      // The last peer just went idle: an idle node's next reseed may end the crawl, so now.
-      const allIdle = p.membership.allIdleSince() !== undefined;
-      if (allIdle && !this.#allIdleSeen && stats.state === 'idle') events.wake();
-      this.#allIdleSeen = allIdle;
+      // Every live node idle, and each peer wrote a record since: an idle node's next reseed may end the crawl, so now.
+      const idleSince = p.membership.allIdleSince() ?? Infinity;
+      const endable = idleSince < Infinity && p.membership.peersWroteAfter() >= idleSince;
+      if (endable && !this.#endableSeen && stats.state === 'idle') events.wake();
+      this.#endableSeen = endable;
       if (ownership.partition === 'host') {
         p.keeper.dropLost(await p.leases.verify(changed || wasFenced ? 'all' : 'some'));
         p.keeper.retryBlocked();

@@ -74,6 +74,8 @@ export class HostKeeper {
   readonly #loaded = new WeakMap<HostState, Promise<void>>();
   /** Monotonic time a borrowed host first found its lease held (#retrySoon). */
   readonly #blockedSince = new WeakMap<HostState, number>();
+  /** A lease was lost since the last takeLeaseLoss(): its host's queue left memory with it. */
+  #leaseLost = false;
 
   constructor(deps: HostKeeperDeps) {
     this.#d = deps;
@@ -254,8 +256,23 @@ export class HostKeeper {
   dropLost(hostDirs: readonly string[]): void {
     for (const dir of hostDirs) {
       const host = this.#d.frontier.hosts.get(dir);
-      if (host) this.letGo(host, 'lost');
+      if (host === undefined) continue;
+      this.letGo(host, 'lost');
+      this.#leaseLost = true;
     }
+  }
+
+  /**
+   * True when a lease was lost since the last call (docs/protocol.md, "Who crawls what"): this
+   * node was counted dead, and the queue it dropped with the host held links that other
+   * nodes' records gave it in hand-offs or its own reseeds, records marked read since. The
+   * host may come back to it (its peers see it alive again) before the node that took it over
+   * reseeded fully: this node's next reseed is full then, so that those links are found again.
+   */
+  takeLeaseLoss(): boolean {
+    const lost = this.#leaseLost;
+    this.#leaseLost = false;
+    return lost;
   }
 
   /**

@@ -13,6 +13,7 @@ import type { PipelineContext } from '../request/pipeline.js';
 import { robotsRules } from '../request/robots-request.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
 import type { HostStore } from '../store/host-store.js';
+import type { ErrsRecord } from '../store/records.js';
 
 export interface HostRobotsDeps {
   readonly config: CrawlConfig;
@@ -100,24 +101,35 @@ export class HostRobots {
   /**
    * Leaves a host alone for the rest of this run and records its queued URLs with the reason
    * (final when trying again cannot help; otherwise due for a later run, which will try
-   * robots.txt again).
+   * robots.txt again). When the mount fails under the records, the host is not left alone
+   * after all: its URLs go back in its queue, not recorded, and robots.txt is asked for again
+   * once the mount is back (a give-up again records them then).
    */
   async #giveUp(host: HostState, err: RobotsUnavailable): Promise<void> {
     const { config, clock, store, stats, log } = this.#d;
     host.giveUp();
     const pending = this.#d.frontier.dropHost(host);
     const failure = new FetchFailure(err.code, err.kind, `robots.txt unavailable: ${err.reason}`);
-    stats.cut.hostGaveUp++;
     log.warn('leaving host alone for this run', { host: host.dir, reason: err.reason, urls: pending.length });
     const nowMs = clock.now();
-    for (const item of pending) {
-      const previous = host.errsOf(item.key);
-      const attempts = attemptsAfterFailure(previous);
-      const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
-      const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
-      await store.writeErrs(host.dir, item.key, record);
-      host.errsRecorded(item.key, record);
-      stats.countError(failure.code, record.final);
+    const written: ErrsRecord[] = [];
+    try {
+      for (const item of pending) {
+        const previous = host.errsOf(item.key);
+        const attempts = attemptsAfterFailure(previous);
+        const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
+        const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
+        await store.writeErrs(host.dir, item.key, record);
+        host.errsRecorded(item.key, record);
+        written.push(record);
+      }
+    } catch (writeErr) {
+      host.keepAfterAll();
+      for (const item of pending) this.#d.frontier.requeue(host, item);
+      this.#d.onStoreError(writeErr);
+      return;
     }
+    stats.cut.hostGaveUp++;
+    for (const record of written) stats.countError(failure.code, record.final);
   }
 }

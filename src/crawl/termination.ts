@@ -14,6 +14,11 @@ export interface IdleView {
   readonly allIdleBefore: number | undefined;
   /** Monotonic time at which the reseed began. */
   readonly reseedStart: number;
+  /**
+   * Monotonic time after which every live peer wrote a record, as read before the reseed began
+   * (Membership.peersWroteAfter; Infinity with no live peer).
+   */
+  readonly peersWroteAfter: number;
   /** How many times the nodes directory has been read (membership observations). */
   readonly observations: number;
   /** True when this node was idle already before this reseed (its idle record is published). */
@@ -41,13 +46,22 @@ export const ALONE_POLL_MS = 50;
 
 /**
  * The end: a reseed that began after every live node was seen idle found nothing (and the
- * nodes directory was read at least twice, so "every live node" is not a first guess).
+ * nodes directory was read at least twice, so "every live node" is not a first guess), and
+ * every live peer wrote a record after they were all idle: it lived after every hand-off to it
+ * was written, so it reads them (a peer killed while idle is found dead instead, and the full
+ * reseed that follows takes its hosts).
  * Otherwise a node that just went idle publishes it at once (peers wait for its record) and,
  * if every peer was idle already, reseeds again at once: that reseed, begun now, may be the
  * last one. Else it waits: alone, briefly; with peers, for their next heartbeats.
  */
 export function afterEmptyReseed(v: IdleView): IdleStep {
-  if (!v.watch && v.allIdleBefore !== undefined && v.allIdleBefore < v.reseedStart && v.observations >= 2) {
+  if (
+    !v.watch &&
+    v.allIdleBefore !== undefined &&
+    v.allIdleBefore < v.reseedStart &&
+    v.peersWroteAfter >= v.allIdleBefore &&
+    v.observations >= 2
+  ) {
     return { kind: 'complete' };
   }
   const publishIdle = !v.wasIdle;

@@ -276,6 +276,11 @@ export class HostState extends HostWork {
   giveUp(): void {
     this.#gaveUp = true;
   }
+
+  /** The host is not left alone after all (its URLs could not be recorded): robots.txt is asked for again. */
+  keepAfterAll(): void {
+    this.#gaveUp = false;
+  }
 }
 
 /** `scheme://authority` of a normalized URL. */

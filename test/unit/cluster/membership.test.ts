@@ -339,6 +339,36 @@ describe('Membership: allIdleSince', () => {
   });
 });
 
+describe('Membership: peersWroteAfter (the end rule)', () => {
+  test("is when the read that still saw each live peer's previous record began: a peer seen once proves nothing, a dead one does not count", async () => {
+    const layout = await freshLayout();
+    const { clock, m } = setup(layout);
+    assert.equal(m.peersWroteAfter(), Infinity, 'no live peer');
+    await writeRecord(layout, remoteRecord(PEER, 1, { state: 'idle', idleEpoch: 1 }));
+    await m.observe();
+    assert.equal(m.peersWroteAfter(), -Infinity, 'its one record may have been written long ago');
+    clock.advance(1_000);
+    const readOld = clock.monotonic();
+    await m.observe();
+    assert.equal(m.peersWroteAfter(), -Infinity, 'the same record again');
+    clock.advance(1_000);
+    await writeRecord(layout, remoteRecord(PEER, 2, { state: 'idle', idleEpoch: 1 }));
+    await m.observe();
+    assert.equal(m.peersWroteAfter(), readOld, 'written after the read that still saw counter 1 began');
+    clock.advance(1_000);
+    await writeRecord(layout, remoteRecord(OTHER, 1, { state: 'idle', idleEpoch: 1 }));
+    await m.observe();
+    assert.equal(m.peersWroteAfter(), -Infinity, 'a peer seen once: the earliest counts');
+    // PEER beats on, OTHER was killed: once it is dead only PEER counts.
+    for (let c = 3; m.isAlive(OTHER); c++) {
+      clock.advance(DEAD / 3);
+      await writeRecord(layout, remoteRecord(PEER, c, { state: 'idle', idleEpoch: 1 }));
+      await m.observe();
+    }
+    assert.equal(m.peersWroteAfter(), clock.monotonic() - DEAD / 3);
+  });
+});
+
 describe('Membership: the last busy peer (the end, sooner)', () => {
   test('are the live peers not idle while this node is idle, up to a number; none when this node works or more peers do', async () => {
     const layout = await freshLayout();
@@ -397,6 +427,23 @@ describe('Membership: the last busy peer (the end, sooner)', () => {
 });
 
 describe('Membership: beat and leave', () => {
+  test('a record that goes out more than half of dead-after after the one before it is a silence, taken once (the next reseed is full)', async () => {
+    const layout = await freshLayout();
+    const { clock, m } = setup(layout);
+    const status = { state: 'crawling', round: 1, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 } as const;
+    await m.beat(status);
+    clock.advance(DEAD / 2);
+    await m.beat(status);
+    assert.equal(m.takeSilence(), false, 'half of dead-after: others still count it alive');
+    clock.advance(DEAD / 2 + 1);
+    await m.beat(status);
+    assert.equal(m.takeSilence(), true);
+    assert.equal(m.takeSilence(), false, 'once');
+    clock.advance(HEARTBEAT);
+    await m.beat(status);
+    assert.equal(m.takeSilence(), false);
+  });
+
   test('beat writes a record another node reads, with a counter that grows; leave removes it', async () => {
     const layout = await freshLayout();
     const { clock, m } = setup(layout);

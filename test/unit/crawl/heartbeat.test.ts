@@ -169,7 +169,16 @@ describe('Heartbeat: the end, sooner', () => {
     // 1,850 ms after the start: the next heartbeat is due at 2,000.
     assert.equal(r.beats(), STARTUP_BEATS + 1, 'a beat within a quarter heartbeat, not at the next heartbeat');
     assert.equal(r.membership.allIdleSince() !== undefined, true, 'that beat saw every node idle');
-    assert.equal(r.wakes(), wakes + 1, 'and woke the node: its next reseed may end the crawl');
+    assert.equal(
+      r.wakes(),
+      wakes,
+      'not woken yet: the peer wrote no record since (docs/protocol.md, "Rounds, reseeds and the end of the crawl")',
+    );
+    await r.run(HEARTBEAT);
+    assert.equal(r.wakes(), wakes, 'its record read again, unchanged');
+    await r.writePeer(peerRecord(4, 'idle', 1));
+    await r.run(HEARTBEAT);
+    assert.equal(r.wakes(), wakes + 1, 'its next record woke the node: its next reseed may end the crawl');
   });
 
   test('with two peers at work, the first of them to turn idle is seen within a quarter heartbeat too', async (t) => {

@@ -225,6 +225,33 @@ describe('HostKeeper', () => {
     assert.equal(r.asked.filter((u) => u.endsWith('/robots.txt')).length, 2);
   });
 
+  test('robots.txt unavailable while the mount fails under the records: the URLs go back in the queue, the host is not left alone, and a later give-up records them', async () => {
+    const r = await keeperRig({ [`http://${A}/robots.txt`]: [503, {}] }, { maxAttempts: 2 });
+    r.admission.offer(`http://${A}/1`, A, 0);
+    r.admission.offer(`http://${A}/2`, A, 0);
+    const host = r.frontier.hosts.get(A)!;
+    await r.keeper.loaded(host);
+    await r.hostRobots.fetch(host);
+    const writeErrs = r.store.writeErrs.bind(r.store);
+    let writes = 0;
+    r.store.writeErrs = async (...args) => {
+      if (++writes === 2) throw Object.assign(new Error('EIO: simulated'), { code: 'EIO' });
+      return writeErrs(...args);
+    };
+    await r.hostRobots.fetch(host);
+    assert.equal(host.gaveUp, false, 'not left alone: its URLs are not all recorded');
+    assert.equal(r.frontier.queued, 2, 'both URLs are queued again');
+    assert.equal(host.isClaimed(urlKey(`http://${A}/2`)), true);
+    assert.equal(r.stats.cut.hostGaveUp, 0);
+    assert.equal((r.errors[0] as NodeJS.ErrnoException).code, 'EIO', 'the fault goes to the mount-fault handling');
+    await r.hostRobots.fetch(host);
+    assert.equal(host.gaveUp, true, 'robots.txt asked for again, still unavailable');
+    assert.equal(r.frontier.queued, 0);
+    assert.equal(r.stats.cut.hostGaveUp, 1);
+    const recorded = await r.store.listHost(A, () => false);
+    assert.deepEqual([...recorded.errs.keys()].sort(), [urlKey(`http://${A}/1`), urlKey(`http://${A}/2`)].sort());
+  });
+
   test('a host that moved is let go after its requests in flight end; then its lease is released', async () => {
     const r = await keeperRig({});
     const host = r.admission.want(A, `http://${A}/`);
@@ -238,5 +265,19 @@ describe('HostKeeper', () => {
     assert.equal(r.frontier.hosts.has(A), false);
     assert.deepEqual([...r.leases.held()], []);
     assert.deepEqual(r.unsettled, [A], 'the reseeds must list the directory of a host let go again');
+  });
+
+  test('a lease found lost drops the host and its queue, and asks once for a full reseed (docs/protocol.md, "Who crawls what")', async () => {
+    const r = await keeperRig({});
+    const host = r.admission.want(A, `http://${A}/`);
+    await r.keeper.loaded(host);
+    r.keeper.dropLost(['other.example']);
+    assert.equal(r.keeper.takeLeaseLoss(), false, 'a host this node does not hold drops nothing');
+    assert.equal(r.admission.offer(`http://${A}/p1`, A, 1), 'queued');
+    r.keeper.dropLost([A]);
+    assert.equal(host.phase, 'releasing');
+    assert.equal(r.frontier.queued, 0, 'the queue left memory');
+    assert.equal(r.keeper.takeLeaseLoss(), true);
+    assert.equal(r.keeper.takeLeaseLoss(), false, 'once');
   });
 });

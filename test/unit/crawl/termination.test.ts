@@ -7,6 +7,7 @@ const BASE: IdleView = {
   watch: false,
   allIdleBefore: START - 1,
   reseedStart: START,
+  peersWroteAfter: Infinity,
   observations: 2,
   wasIdle: true,
   allIdleNow: true,
@@ -14,25 +15,44 @@ const BASE: IdleView = {
   heartbeatMs: 1_000,
 };
 
-/** Every combination of what a node may see (allIdleBefore: unknown, before, at, after the reseed's start). */
+/**
+ * Every combination of what a node may see (allIdleBefore: unknown, before, at, after the
+ * reseed's start; peersWroteAfter: before, at, after allIdleBefore, or no peer).
+ */
 function* everyView(): Generator<IdleView> {
   for (const watch of [false, true])
     for (const allIdleBefore of [undefined, START - 1, START, START + 1])
-      for (const observations of [0, 1, 2, 3])
-        for (const wasIdle of [false, true])
-          for (const allIdleNow of [false, true])
-            for (const alone of [false, true])
-              for (const heartbeatMs of [500, 5_000])
-                yield { watch, allIdleBefore, reseedStart: START, observations, wasIdle, allIdleNow, alone, heartbeatMs };
+      for (const wrote of [-Infinity, START - 2, START - 1, START + 5, Infinity])
+        for (const observations of [0, 1, 2, 3])
+          for (const wasIdle of [false, true])
+            for (const allIdleNow of [false, true])
+              for (const alone of [false, true])
+                for (const heartbeatMs of [500, 5_000])
+                  yield {
+                    watch,
+                    allIdleBefore,
+                    reseedStart: START,
+                    peersWroteAfter: wrote,
+                    observations,
+                    wasIdle,
+                    allIdleNow,
+                    alone,
+                    heartbeatMs,
+                  };
 }
 
 describe('afterEmptyReseed: the termination rule', () => {
-  test('every case: complete exactly when a reseed begun after all were idle found nothing (2+ reads), never in --watch', () => {
+  test('every case: complete exactly when a reseed begun after all were idle found nothing (2+ reads) and every peer wrote a record after, never in --watch', () => {
     let cases = 0;
     for (const v of everyView()) {
       cases++;
       const step = afterEmptyReseed(v);
-      const ends = !v.watch && v.allIdleBefore !== undefined && v.allIdleBefore < v.reseedStart && v.observations >= 2;
+      const ends =
+        !v.watch &&
+        v.allIdleBefore !== undefined &&
+        v.allIdleBefore < v.reseedStart &&
+        v.peersWroteAfter >= v.allIdleBefore &&
+        v.observations >= 2;
       assert.equal(step.kind === 'complete', ends, JSON.stringify(v));
       if (step.kind === 'complete') continue;
       assert.equal(step.publishIdle, !v.wasIdle, `a node that just went idle publishes it: ${JSON.stringify(v)}`);
@@ -43,7 +63,7 @@ describe('afterEmptyReseed: the termination rule', () => {
         assert.equal(step.ms, ms, JSON.stringify(v));
       }
     }
-    assert.equal(cases, 2 * 4 * 4 * 2 * 2 * 2 * 2);
+    assert.equal(cases, 2 * 4 * 5 * 4 * 2 * 2 * 2 * 2);
   });
 
   test('alone and idle after a reseed that began after it went idle: complete', () => {
@@ -53,6 +73,14 @@ describe('afterEmptyReseed: the termination rule', () => {
   test('a reseed that began before (or when) every node was idle proves nothing', () => {
     assert.equal(afterEmptyReseed({ ...BASE, allIdleBefore: START }).kind, 'wait');
     assert.equal(afterEmptyReseed({ ...BASE, allIdleBefore: START + 1 }).kind, 'wait');
+  });
+
+  test('a peer that wrote no record since every node was idle may have been killed while idle: wait (it is found dead, or lived after every hand-off to it)', () => {
+    const peers = { ...BASE, alone: false, allIdleBefore: START - 100 };
+    assert.deepEqual(afterEmptyReseed({ ...peers, peersWroteAfter: START - 101 }), { kind: 'wait', ms: 1_000, publishIdle: false });
+    assert.deepEqual(afterEmptyReseed({ ...peers, peersWroteAfter: -Infinity }), { kind: 'wait', ms: 1_000, publishIdle: false });
+    assert.deepEqual(afterEmptyReseed({ ...peers, peersWroteAfter: START - 100 }), { kind: 'complete' });
+    assert.deepEqual(afterEmptyReseed({ ...peers, peersWroteAfter: START + 50 }), { kind: 'complete' });
   });
 
   test('one read of the nodes directory is not enough (a peer may not have been seen yet)', () => {
