@@ -70,8 +70,11 @@ export class Heartbeat {
   #ticks = 0;
   /** Whether every live node was idle at the last heartbeat. */
   #allIdleSeen = false;
-  /** Set by a beat whose record went out while fenced, cleared once every lease was read back (docs/protocol.md, "Self-fencing"). */
-  #leasesInDoubt = false;
+  /**
+   * Read-backs of every lease still owed before a fence lifts: two after a beat whose record
+   * went out while fenced, that beat's and the next one's (docs/protocol.md, "Self-fencing").
+   */
+  #readBacksOwed = 0;
   #closed = false;
   /** start() was called: before it, a beatSoon() (a sibling's nudge while this node joins) does nothing. */
   #started = false;
@@ -151,13 +154,17 @@ export class Heartbeat {
 
   /** True when this node has not reached the mount for long enough that others may count it dead. */
   fenced(): boolean {
-    const { clock, config, parts } = this.#d;
-    return this.#leasesInDoubt || clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
+    return this.#readBacksOwed > 0 || this.#silentTooLong();
   }
 
-  /** Every lease was read back after a heartbeat got through: a fence that held for them lifts. */
+  #silentTooLong(): boolean {
+    const { clock, config, parts } = this.#d;
+    return clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
+  }
+
+  /** Every lease was read back after a heartbeat got through: a fence that held for them lifts at the second. */
   leasesReadBack(): void {
-    this.#leasesInDoubt = false;
+    this.#readBacksOwed = Math.max(0, this.#readBacksOwed - 1);
   }
 
   /**
@@ -215,9 +222,11 @@ export class Heartbeat {
       this.#ticks++;
       await p.guard.checkMarker();
       // Fenced as the record goes out (the steps before may have waited on a stalled mount): the
-      // fence then holds until the leases are read back, although the record gets through.
-      if (this.fenced()) this.#leasesInDoubt = true;
-      const wasFenced = this.#leasesInDoubt;
+      // fence then holds until the leases are read back at this beat and the next, although the
+      // record gets through: a peer that counted this node dead on a view from before it may
+      // take a lease over just after the first read-back, and the second sees it.
+      if (this.#silentTooLong()) this.#readBacksOwed = 2;
+      const wasFenced = this.#readBacksOwed > 0;
       await p.membership.beat(this.status());
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
