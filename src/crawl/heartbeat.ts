@@ -5,6 +5,7 @@ import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
+import { SelfFence } from './self-fence.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import { demand, spareSlots } from './host-lending.js';
 import type { Parts } from './node-parts.js';
@@ -70,8 +71,7 @@ export class Heartbeat {
   #ticks = 0;
   /** Whether the end rule's view held at the last heartbeat: every live node idle, every peer's record written since. */
   #endableSeen = false;
-  /** Set by a beat whose record went out while fenced, cleared once every lease was read back (docs/protocol.md, "Self-fencing"). */
-  #leasesInDoubt = false;
+  readonly #fence: SelfFence;
   #closed = false;
   /** start() was called: before it, a beatSoon() (a sibling's nudge while this node joins) does nothing. */
   #started = false;
@@ -82,6 +82,7 @@ export class Heartbeat {
 
   constructor(deps: HeartbeatDeps) {
     this.#d = deps;
+    this.#fence = new SelfFence(() => deps.clock.monotonic() - deps.parts.membership.lastBeatOk, deps.config.deadAfterMs);
     this.#lender = new SurplusLender({ ...deps, stopping: () => deps.events.stopping(), fenced: () => this.fenced() });
   }
 
@@ -151,13 +152,12 @@ export class Heartbeat {
 
   /** True when this node has not reached the mount for long enough that others may count it dead. */
   fenced(): boolean {
-    const { clock, config, parts } = this.#d;
-    return this.#leasesInDoubt || clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
+    return this.#fence.fenced;
   }
 
-  /** Every lease was read back after a heartbeat got through: a fence that held for them lifts. */
+  /** Every lease was read back after a heartbeat got through (SelfFence). */
   leasesReadBack(): void {
-    this.#leasesInDoubt = false;
+    this.#fence.leasesReadBack();
   }
 
   /**
@@ -215,9 +215,8 @@ export class Heartbeat {
       this.#ticks++;
       await p.guard.checkMarker();
       // Fenced as the record goes out (the steps before may have waited on a stalled mount): the
-      // fence then holds until the leases are read back, although the record gets through.
-      if (this.fenced()) this.#leasesInDoubt = true;
-      const wasFenced = this.#leasesInDoubt;
+      // fence then holds until the leases are read back (SelfFence), although the record gets through.
+      const wasFenced = this.#fence.beatGoesOut();
       await p.membership.beat(this.status());
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
