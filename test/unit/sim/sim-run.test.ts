@@ -61,6 +61,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
       assert.deepEqual((await runSeed(seed, { factory: realNode })).violations, [], `seed ${seed}`);
   });
 
+  test('seed 6622: a node whose listing of seeds/ failed on EIO as it joined waits out the mount, rather than stop with "nothing to crawl"', async () => {
+    const r = await runSeed(6622, { factory: realNode });
+    assert.match(r.header[1]!, /eio all 57\.\.1701/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('seeds 1 to 50 on a mount without caches keep every property, but for the open cases of seed 17 (a node killed while idle, just before the others end by the rule) and seed 12 (links handed to a node counted dead that comes back): docs/simulator.md, "What it found"', async () => {
     const failing: number[] = [];
     for (let seed = 1; seed <= 50; seed++) {
