@@ -8,6 +8,7 @@ import { sweepStaleTemps } from '../store/temp-sweeper.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import { demand, spareSlots } from './host-lending.js';
 import type { Parts } from './node-parts.js';
+import { SelfFence } from './self-fence.js';
 import { hostLoads, SurplusLender } from './surplus-lender.js';
 
 /** Every how many heartbeats stale temp files in shared directories are swept. */
@@ -67,12 +68,8 @@ export class Heartbeat {
   #ticks = 0;
   /** Whether every live node was idle at the last heartbeat. */
   #allIdleSeen = false;
-  /**
-   * Set by a beat whose record went out while the node was fenced, cleared once every lease was
-   * read back: until then the node stays fenced, although its record got through
-   * (docs/protocol.md, "Self-fencing").
-   */
-  #leasesInDoubt = false;
+  /** Whether this node may act on its hosts (docs/protocol.md, "Self-fencing"). */
+  readonly fence: SelfFence;
   #closed = false;
   /** start() was called: before it, a beatSoon() (a sibling's nudge while this node joins) does nothing. */
   #started = false;
@@ -83,6 +80,7 @@ export class Heartbeat {
 
   constructor(deps: HeartbeatDeps) {
     this.#d = deps;
+    this.fence = new SelfFence(deps.clock, deps.config, () => deps.parts.membership.lastBeatOk);
     this.#lender = new SurplusLender({ ...deps, stopping: () => deps.events.stopping(), fenced: () => this.fenced() });
   }
 
@@ -150,15 +148,9 @@ export class Heartbeat {
     }
   }
 
-  /** True when this node has not reached the mount for long enough that others may count it dead. */
+  /** True when this node may be counted dead by others, or was a moment ago (SelfFence). */
   fenced(): boolean {
-    const { clock, config, parts } = this.#d;
-    return this.#leasesInDoubt || clock.monotonic() - parts.membership.lastBeatOk > config.deadAfterMs / 2;
-  }
-
-  /** Every lease was read back after a heartbeat got through: a fence that held for them lifts. */
-  leasesReadBack(): void {
-    this.#leasesInDoubt = false;
+    return this.fence.fenced();
   }
 
   /**
@@ -215,11 +207,9 @@ export class Heartbeat {
     try {
       this.#ticks++;
       await p.guard.checkMarker();
-      // Fenced as the record goes out (the steps before may have waited on a stalled mount): the
-      // fence then holds until the leases are read back, although the record gets through.
-      if (this.fenced()) this.#leasesInDoubt = true;
-      const wasFenced = this.#leasesInDoubt;
+      const wasFenced = this.fence.beforeRecord();
       await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
+      this.fence.recordOut();
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
       await p.layout.mount.temps.removeLeft();
@@ -265,12 +255,12 @@ export class Heartbeat {
       const allIdle = p.membership.allIdleSince() !== undefined;
       if (allIdle && !this.#allIdleSeen && stats.state === 'idle') events.wake();
       this.#allIdleSeen = allIdle;
-      if (ownership.partition === 'host') {
+      await this.fence.readLeasesBack(async () => {
+        if (ownership.partition !== 'host') return;
         p.keeper.dropLost(await p.leases.verify(changed || wasFenced ? 'all' : 'some'));
         p.keeper.retryBlocked();
         await p.keeper.releaseOrphanLeases();
-      }
-      this.leasesReadBack();
+      });
       // Lending on the records just read (no lending in the first heartbeats: nodes started
       // together have not seen each other yet). The record that names the lends is written
       // at once, then the lent hosts' queues: borrowers wait for them.
@@ -278,7 +268,7 @@ export class Heartbeat {
         await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
         await p.handoffs?.outbox.flush();
       }
-      if (wasFenced) log.info('reached the mount again');
+      if (wasFenced && !this.fenced()) log.info('reached the mount again');
       const serverNow = p.membership.serverTime?.mtimeMs;
       // And at once when a node was lost: what it was writing when it was killed goes before the crawl may end.
       if ((this.#ticks % SWEEP_EVERY === 1 || departed.lost.length > 0) && serverNow !== undefined) {
