@@ -70,6 +70,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
       assert.deepEqual((await runSeed(seed, { factory: realNode })).violations, [], `seed ${seed}`);
   });
 
+  test('seed 769: a page written during a fault of the mount does not make the node give up on it at once (test/unit/crawl/mount-guard.test.ts has the case itself)', async () => {
+    const r = await runSeed(769, { factory: realNode });
+    assert.match(r.header[1]!, /eio all 3414\.\.3415/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('seed 6622: a node whose listing of seeds/ failed on EIO as it joined waits out the mount, rather than stop with "nothing to crawl"', async () => {
     const r = await runSeed(6622, { factory: realNode });
     assert.match(r.header[1]!, /eio all 57\.\.1701/);
