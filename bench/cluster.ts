@@ -22,7 +22,7 @@ import { basename, join } from 'node:path';
 import { DEFAULTS } from '../src/config/crawl-config.js';
 import { pagePath, startGeneratedSite, type GeneratedSiteOptions } from '../src/site/generated-site.js';
 import type { LoopbackSite } from '../src/site/site-server.js';
-import { tempOwner } from '../src/store/layout.js';
+import { tempOwner } from '../src/store/temp-names.js';
 import { ClusterMounts, clusterMissing, type MountCounts } from './cluster-mounts.js';
 import { NODE_EVENTS, clusterTables, type ClusterRow, type NodeRow } from './cluster-report.js';
 import { CpuSampler } from './cpu-sampler.js';

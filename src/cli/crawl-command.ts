@@ -1,7 +1,7 @@
 import { systemClock } from '../config/clock.js';
 import type { CrawlConfig } from '../config/crawl-config.js';
 import type { SettingsInputs } from '../config/crawl-settings.js';
-import { LiveSettings, watchSettings } from '../config/live-settings.js';
+import { LiveSettings } from '../config/live-settings.js';
 import { settleSettings } from '../config/settings-file.js';
 import { ExitCode } from '../errors.js';
 import { CrawlNode, type RunResult } from '../crawl/crawl-node.js';
@@ -57,7 +57,7 @@ export async function runCrawl(options: CrawlConfig, start: CrawlStart, hooks: C
   // from the ends of the nodes of this run (src/store/run-state.ts).
   await removeNodeEnds(layout, 'all');
   const logger = new StreamLogger({ json: config.json, verbose: config.verbose, quiet: !config.progress, nodeId: config.nodeId });
-  const node = new CrawlNode(config, { clock: systemClock, logger, ...(userHooks ? { hooks: userHooks } : {}) });
+  const node = new CrawlNode(config, { clock: systemClock, logger, live, ...(userHooks ? { hooks: userHooks } : {}) });
   scraped = node;
   if (served) logger.info(`metrics at ${served.url}`);
   for (const line of settled.changed) logger.info(`a new run changes the crawl's settings (revision ${settled.record.revision}): ${line}`);
@@ -78,7 +78,6 @@ export async function runCrawl(options: CrawlConfig, start: CrawlStart, hooks: C
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const progressTimer = hooks.onProgress ? setInterval(() => hooks.onProgress!(node), 500) : undefined;
-  const stopWatching = watchSettings(config.dataDir, live, systemClock, config.heartbeatMs, (line) => logger.info(line));
 
   display.start(() => [snapshotOf(config.nodeId, node.stats)]);
   if (hooks.onProgress === undefined) logger.info(politenessStartLine(config));
@@ -88,7 +87,6 @@ export async function runCrawl(options: CrawlConfig, start: CrawlStart, hooks: C
     result = await node.run();
   } finally {
     if (progressTimer) clearInterval(progressTimer);
-    stopWatching();
     await served?.close();
     display.stop([snapshotOf(config.nodeId, node.stats)]);
     process.off('SIGINT', onSignal);

@@ -16,7 +16,7 @@ export interface CrawlState {
 }
 
 /** Node states of a record whose node is at work or about to be. */
-const WORKING = new Set(['starting', 'crawling', 'idle', 'waiting']);
+const WORKING = new Set(['starting', 'crawling', 'idle', 'waiting', 'paused']);
 
 /**
  * Tells complete from stopped-with-work-left from running (docs/options.md, `status`): a

@@ -1,10 +1,14 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ExitCode, FatalError } from '../errors.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import { names } from '../store/holdings.js';
+import { type SummaryFile, type SummaryPage, uncoveredKeys } from '../store/host-summary.js';
+import { readSummaryPages } from '../store/summary-pages.js';
 import type { Layout } from '../store/layout.js';
+import { type RecordReader, recordReader } from '../store/record-reader.js';
+import { asErrsRecord, asLinksRecord } from '../store/records.js';
 import { isKey } from '../url/key.js';
+import { orderedMap } from '../util/ordered-map.js';
+import { exportLine, summaryHasFields } from './export-fields.js';
 
 /** Options of `mountcrawl export`. */
 export interface ExportOptions {
@@ -12,46 +16,138 @@ export interface ExportOptions {
   readonly errors: boolean;
   /** Only these host directories (all when empty). */
   readonly hosts: readonly string[];
+  /** Only these fields of each record, in this order (export-fields.ts); every field when absent. */
+  readonly fields?: readonly string[] | undefined;
 }
 
-/** Writes one line; resolves when the stream can take more (a slow reader slows the export down, memory stays flat). */
-export type LineSink = (line: string) => Promise<void>;
+/**
+ * Writes whole lines (one or more, joined by newlines, without the last one); resolves when
+ * the stream can take more (a slow reader slows the export down, memory stays flat).
+ */
+export type LineSink = (lines: string) => Promise<void>;
 
 /** A sink on a writable stream that waits for 'drain' when its buffer is full. */
 export function streamSink(stream: NodeJS.WritableStream): LineSink {
-  return (line) =>
+  return (lines) =>
     new Promise<void>((resolve) => {
-      if (stream.write(`${line}\n`)) resolve();
+      if (stream.write(`${lines}\n`)) resolve();
       else stream.once('drain', () => resolve());
     });
 }
 
-async function records(dir: string): Promise<string[]> {
-  return (await names(dir)).filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5))).sort();
+/** Lines are written this many characters at a time, or fewer at the end: one write per line costs more than making the line. */
+const WRITE_CHARS = 64 * 1024;
+
+/** Records read at once: each is a round trip on a network mount; their lines wait for their turn (at most this many). */
+const READS_IN_FLIGHT = 64;
+/** Hosts listed ahead of the one being written, so that a host's first reads do not wait for its listing... */
+const HOSTS_AHEAD = 4;
+/** ...unless it has this many lines or more. */
+const LARGE_HOST = 10_000;
+
+/** One line of the output, in the order written: made from a host summary, or from a record read when its turn comes near. */
+type Line = () => Promise<string | undefined>;
+
+async function keysIn(dir: string): Promise<string[]> {
+  return (await names(dir)).flatMap((n) => (n.endsWith('.json') && isKey(n.slice(0, -5)) ? [n.slice(0, -5)] : [])).sort();
+}
+
+/**
+ * The lines of one host in key order: its links records, then (with `errors`) the errs records
+ * of keys without one. When every field asked for is in a host summary, the pages its usable
+ * summary covers (docs/protocol.md, "Host summaries": the staleness rule) come from it and
+ * only the newer records are read. A record that vanishes or is being replaced meanwhile is
+ * skipped.
+ */
+async function hostLines(layout: Layout, read: RecordReader, host: string, options: ExportOptions): Promise<Line[]> {
+  const fields = options.fields;
+  const fromSummary = fields !== undefined && summaryHasFields(fields);
+  const [links, errs, summarized] = await Promise.all([
+    keysIn(layout.hostDir('links', host)),
+    options.errors ? keysIn(layout.hostDir('errs', host)) : [],
+    fromSummary ? readSummaryPages(layout, host) : undefined,
+  ]);
+  const covered = coveredPages(summarized, links);
+  const lines: Line[] = links.map((key) => {
+    const page = covered.get(key);
+    if (page !== undefined) {
+      const line = exportLine(key, { url: page.url, depth: page.depth }, fields);
+      return () => Promise.resolve(line);
+    }
+    return () => readLine(read, layout.links(host, key), key, asLinksRecord, fields);
+  });
+  const done = new Set(links);
+  for (const key of errs) if (!done.has(key)) lines.push(() => readLine(read, layout.errs(host, key), key, asErrsRecord, fields));
+  return lines;
+}
+
+/** The pages of a host summary by key, when it is usable by the staleness rule for the listing `keys`; none otherwise. */
+function coveredPages(summary: SummaryFile['pages'] | undefined, keys: readonly string[]): Map<string, SummaryPage> {
+  const pages = new Map<string, SummaryPage>();
+  if (summary === undefined) return pages;
+  for (const [key, url, depth] of summary) pages.set(key, { url, depth });
+  return uncoveredKeys(pages.keys(), keys) === undefined ? new Map() : pages;
+}
+
+async function readLine(
+  read: RecordReader,
+  path: string,
+  key: string,
+  check: (v: unknown) => object,
+  fields: readonly string[] | undefined,
+): Promise<string | undefined> {
+  const record = await read(path, check);
+  return record.kind === 'value' ? exportLine(key, record.value as Record<string, unknown>, fields) : undefined;
+}
+
+/**
+ * Every line of `hosts` in order. While a host of fewer than LARGE_HOST lines is written, the
+ * next few are listed (over a network mount a listing is round trips, which then overlap); a
+ * larger one is written before the next is listed, so that memory holds few large listings.
+ */
+async function* allLines(layout: Layout, read: RecordReader, hosts: readonly string[], options: ExportOptions): AsyncGenerator<Line> {
+  const listed: Promise<Line[]>[] = [];
+  let next = 0;
+  const listNext = (): void => {
+    const host = hostLines(layout, read, hosts[next++]!, options);
+    host.catch(() => undefined); // thrown when its turn comes, not as an unhandled rejection while an earlier host is written
+    listed.push(host);
+  };
+  while (next < hosts.length || listed.length > 0) {
+    if (listed.length === 0) listNext();
+    const lines = await listed.shift()!;
+    while (next < hosts.length && listed.length < HOSTS_AHEAD && lines.length < LARGE_HOST) listNext();
+    yield* lines;
+  }
 }
 
 /**
  * `mountcrawl export --jsonl`: every links record of the data directory (and, with
  * `errors`, every errs record of a URL without a links record) as one JSON object per line,
- * host by host, in key order. Made for `| jq` on a crawl of any size: no shell glob, so no
- * "argument list too long". A record that vanishes or is being replaced meanwhile is skipped.
- * Returns the exit code.
+ * host by host, in key order, with `fields` only those fields. Made for `| jq` on a crawl of
+ * any size: no shell glob, so no "argument list too long"; records are read many at once (each
+ * a round trip on a network mount), and no more are read ahead than READS_IN_FLIGHT while the
+ * output waits. Returns the exit code.
  */
 export async function exportCommand(dataDir: string, options: ExportOptions, write: LineSink): Promise<number> {
   const layout: Layout = await openExistingDataDir(dataDir);
   const wanted = new Set(options.hosts);
   const hosts = new Set([...(await names(layout.dir('links'))), ...(options.errors ? await names(layout.dir('errs')) : [])]);
   for (const host of wanted) if (!hosts.has(host)) throw noSuchHost(host, dataDir, [...hosts]);
-  for (const host of [...hosts].sort()) {
-    if (wanted.size > 0 && !wanted.has(host)) continue;
-    const links = await records(layout.hostDir('links', host));
-    for (const name of links) await emit(join(layout.hostDir('links', host), name), write);
-    if (!options.errors) continue;
-    const done = new Set(links);
-    for (const name of await records(layout.hostDir('errs', host))) {
-      if (!done.has(name)) await emit(join(layout.hostDir('errs', host), name), write);
-    }
+  const chosen = [...hosts].sort().filter((h) => wanted.size === 0 || wanted.has(h));
+  const read = await recordReader(layout);
+  const batch: string[] = [];
+  let chars = 0;
+  for await (const line of orderedMap(allLines(layout, read, chosen, options), READS_IN_FLIGHT, (l) => l())) {
+    if (line === undefined) continue;
+    batch.push(line);
+    chars += line.length;
+    if (chars < WRITE_CHARS) continue;
+    await write(batch.join('\n'));
+    batch.length = 0;
+    chars = 0;
   }
+  if (batch.length > 0) await write(batch.join('\n'));
   return 0;
 }
 
@@ -97,14 +193,4 @@ function editDistance(a: string, b: string): number {
     prev = row;
   }
   return prev[b.length]!;
-}
-
-async function emit(path: string, write: LineSink): Promise<void> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch {
-    return; // removed or replaced between the listing and the read
-  }
-  await write(JSON.stringify(value));
 }

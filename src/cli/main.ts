@@ -7,7 +7,7 @@ import { addCrawlOptions, buildCrawlConfig, dataDirOption, resolveDataDir, type 
 import { runCrawl } from './crawl-command.js';
 import { keyCommand, locateCommand } from './key-command.js';
 import { seedCommand } from './seed-command.js';
-import { METRICS_ENV, SUPERVISED_ENV, runSupervisor } from './supervisor.js';
+import { CONTROL_SINCE_ENV, METRICS_ENV, SUPERVISED_ENV, runSupervisor } from './supervisor.js';
 import { sampleOf } from '../metrics/metric-sample.js';
 import { heldErrsMessage, type ChildMessage } from './child-messages.js';
 import type { CrawlNode } from '../crawl/crawl-node.js';
@@ -77,7 +77,7 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       });
     };
     result.code = await runCrawl(
-      supervised ? { ...config, startPeers: siblings - 1 } : config,
+      supervised ? { ...config, startPeers: siblings - 1, controlSince: Number(process.env[CONTROL_SINCE_ENV] ?? 0) } : config,
       start,
       supervised ? { onProgress, onEnd } : {},
       userHooks,
@@ -149,6 +149,27 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
     result.code = await configSetCommand(resolveDataDir(data, process.env), name, values, out);
   });
 
+  const orders = {
+    stop: 'stop every running node of the crawl as Ctrl-C does (they exit 0); mountcrawl crawl resumes',
+    pause: 'running nodes send no request until resume, and keep their hosts; nodes started meanwhile start paused',
+    resume: 'end a pause',
+  } as const;
+  for (const [verb, description] of Object.entries(orders) as [keyof typeof orders, string][]) {
+    dataDirOption(program.command(verb).description(description)).action(async (opts: { data?: string }) => {
+      const { controlCommand } = await import('./control-command.js');
+      result.code = await controlCommand(verb, resolveDataDir(opts.data, process.env), undefined, out);
+    });
+  }
+  dataDirOption(
+    program
+      .command('drain')
+      .description('that node hands its hosts over to the others and exits 0 (mountcrawl status names the nodes)')
+      .argument('<node>', 'the id of a node, as mountcrawl status shows it'),
+  ).action(async (node: string, opts: { data?: string }) => {
+    const { controlCommand } = await import('./control-command.js');
+    result.code = await controlCommand('drain', resolveDataDir(opts.data, process.env), node, out);
+  });
+
   dataDirOption(
     program
       .command('export')
@@ -161,11 +182,13 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       'only this host directory, e.g. example.com or 127.0.0.1_8080 (repeatable)',
       (v: string, prev: string[] = []) => [...prev, v],
     )
-    .action(async (opts: { data?: string; errors?: boolean; host?: string[] }) => {
+    .option('--fields <names>', 'only these fields of each record, comma-separated (key,url,depth reads host summaries, not every record)')
+    .action(async (opts: { data?: string; errors?: boolean; host?: string[]; fields?: string }) => {
       const { exportCommand, streamSink } = await import('./export-command.js');
+      const { parseFields } = await import('./export-fields.js');
       result.code = await exportCommand(
         resolveDataDir(opts.data, process.env),
-        { errors: opts.errors === true, hosts: opts.host ?? [] },
+        { errors: opts.errors === true, hosts: opts.host ?? [], fields: opts.fields === undefined ? undefined : parseFields(opts.fields) },
         streamSink(process.stdout),
       );
     });

@@ -5,6 +5,8 @@ import { judgedMaxAttempts, readNodeEnds, readRunState, type JudgedMaxAttempts }
 import { seeNodes, type SeenNode } from './node-records.js';
 import { describeCrawlState, type CrawlState } from './crawl-state.js';
 import { summarizeSchedules, type RecrawlSummary } from '../recrawl/schedule-summary.js';
+import { type ControlRecord, readControl } from '../cluster/control-file.js';
+import { controlLines } from './control-command.js';
 
 /** What `status` reports (also its --json shape). */
 export interface StatusReport {
@@ -23,6 +25,8 @@ export interface StatusReport {
   readonly crawl: CrawlState;
   /** Revisits (docs/recrawl.md), when a recrawl ever ran on this directory. */
   readonly recrawl?: RecrawlSummary;
+  /** The control file (docs/protocol.md, "The control file"), when a stop, pause or drain was ever given. */
+  readonly control?: ControlRecord;
 }
 
 export interface HostStatus extends HostHoldings {
@@ -54,6 +58,7 @@ export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?
   const held = await readHoldings(layout, judged.value);
   const seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
   const recrawl = await summarizeSchedules(layout, Date.now());
+  const control = await readControl(layout.mount, layout.root);
   return {
     data: dataDir,
     pages: held.pages,
@@ -66,6 +71,7 @@ export async function collectStatus(dataDir: string, wait: boolean, maxAttempts?
     lastActivity: held.lastActivity,
     crawl: describeCrawlState({ nodes, run, ends, retries: held.retries, pages: held.pages, seeds }),
     ...(recrawl !== undefined ? { recrawl } : {}),
+    ...(typeof control === 'object' ? { control } : {}),
   };
 }
 
@@ -82,6 +88,7 @@ export async function statusCommand(
   }
   out(`data      ${r.data}`);
   out(`crawl     ${r.crawl.line}`);
+  for (const line of r.control === undefined ? [] : controlLines(r.control, r.nodes)) out(`control   ${line}`);
   out(`pages     ${r.pages} done (${r.htmlFiles} HTML files), ${r.seeds} seeds, last write ${r.lastActivity ?? 'never'}`);
   const from = { option: '', 'last run': ", the last run's", default: ', the default' }[r.maxAttempts.from];
   const limit = `--max-attempts ${r.maxAttempts.value}${from}`;

@@ -2,6 +2,8 @@ import { isDeadLocalProcess } from '../cluster/local-liveness.js';
 import type { NodeRecord } from '../cluster/node-record.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import { readNodes } from './node-records.js';
+import { readControl } from '../cluster/control-file.js';
+import { controlLines } from './control-command.js';
 
 /** The window of the pages/s column, ms. */
 const RATE_WINDOW_MS = 60_000;
@@ -106,7 +108,7 @@ export function formatWatch(rows: readonly WatchRow[]): string[] {
 
 /**
  * `mountcrawl status --watch`: the nodes and totals about once every `everyMs`, until Ctrl-C
- * or SIGTERM (exit 0). Each look lists nodes/ and reads each node's record, nothing else: cheap
+ * or SIGTERM (exit 0). Each look lists nodes/ and reads each node's record and the control file, nothing else: cheap
  * on a network mount whatever the size of the crawl. On a terminal the table is redrawn in
  * place; otherwise each look is printed as a plain snapshot under a time line.
  */
@@ -124,9 +126,13 @@ export async function watchStatus(dataDir: string, everyMs: number, tty: boolean
   try {
     while (!stopped) {
       const now = performance.now();
-      watch.look(await readNodes(layout), now);
+      const records = await readNodes(layout);
+      watch.look(records, now);
       const table = formatWatch(watch.rows(now)).join('\n');
-      const head = `${dataDir}  ${new Date().toISOString()}`;
+      // One more small read a second: a pause, a stop or a drain in force (docs/operations.md).
+      const control = await readControl(layout.mount, layout.root);
+      const orders = typeof control === 'object' ? controlLines(control, records) : [];
+      const head = [`${dataDir}  ${new Date().toISOString()}`, ...orders].join('\n');
       write(tty ? `\x1b[H\x1b[2J${head}\n${table}\n` : `${head}\n${table}\n\n`);
       await new Promise<void>((resolve) => {
         wake = resolve;

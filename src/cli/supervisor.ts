@@ -20,9 +20,13 @@ import { othersAlive } from './node-records.js';
 import type { MetricSample } from '../metrics/metric-sample.js';
 import { knownErrs, type ChildMessage, type HeldErrsMessage } from './child-messages.js';
 import { backoffMs } from '../frontier/retry-policy.js';
+import { readControl } from '../cluster/control-file.js';
+import type { Layout } from '../store/layout.js';
 
 /** The environment variable that tells a crawl it runs under a supervisor, and how many nodes it started. */
 export const SUPERVISED_ENV = 'MOUNTCRAWL_SUPERVISED';
+/** The control file's `seq` when the supervisor started: a stop given later stops the nodes it restarts too (docs/operations.md). */
+export const CONTROL_SINCE_ENV = 'MOUNTCRAWL_CONTROL_SINCE';
 /** Set to 1 for the children of a supervisor that serves /metrics: their progress messages then carry their counters. */
 export const METRICS_ENV = 'MOUNTCRAWL_SEND_METRICS';
 
@@ -123,6 +127,7 @@ export async function runSupervisor(
   const config = settled.config;
   for (const line of settled.changed) logger.info(`a new run changes the crawl's settings (revision ${settled.record.revision}): ${line}`);
   const display = new ProgressDisplay({ enabled: config.progress, json: config.json }, logger);
+  const since = await controlSeq(layout);
   const slots: Slot[] = Array.from({ length: processes }, (_, index) => ({
     index,
     child: undefined,
@@ -136,7 +141,7 @@ export async function runSupervisor(
   const metrics = config.metrics && (await import('../metrics/metrics-server.js'));
   const served = metrics && (await metrics.serveSamples(config.metrics!, () => slots.flatMap((s) => (s.metrics ? [s.metrics] : []))));
   if (served) logger.info(`metrics of ${processes} nodes at ${served.url}`);
-  let stopping: NodeJS.Signals | undefined;
+  let stopping: NodeJS.Signals | 'stop' | undefined;
   let resolveAll: () => void;
   const allDone = new Promise<void>((resolve) => (resolveAll = resolve));
   const started = systemClock.monotonic();
@@ -163,7 +168,7 @@ export async function runSupervisor(
     slot.restartTimer = undefined;
     const child = fork(BIN, childArgs(argv, slot.index), {
       execArgv: childExecArgv(process.execArgv, process.env.NODE_OPTIONS),
-      env: { ...process.env, [SUPERVISED_ENV]: String(processes), [METRICS_ENV]: served ? '1' : '0' },
+      env: { ...process.env, [SUPERVISED_ENV]: String(processes), [METRICS_ENV]: served ? '1' : '0', [CONTROL_SINCE_ENV]: String(since) },
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       detached: true, // its own process group: Ctrl-C reaches the supervisor, which passes it on once
     });
@@ -253,6 +258,8 @@ export async function runSupervisor(
   // Totals of the data directory count each host and each failed URL once, however many
   // nodes held the host or tried the URL (the per-node counters overlap).
   const reports = slots.flatMap((s) => (s.heldErrs === undefined ? [] : [s.heldErrs]));
+  // Stopped by mountcrawl stop: the nodes exited 0 with work left, which is no complete crawl.
+  if (stopping === undefined && (await controlSeq(layout, 'stop')) > since) stopping = 'stop';
   const complete = stopping === undefined && codes.every((c) => c === ExitCode.OK) && reports.length === slots.length;
   const held = await holdingsOf(layout, config.maxAttempts, complete ? knownErrs(reports) : undefined);
   const lines = [`all ${processes} nodes ended: ${total.pages} pages in ${seconds} s; exit codes ${codes.join(', ')}`];
@@ -269,12 +276,19 @@ export async function runSupervisor(
     if (config.json) process.stderr.write(`${JSON.stringify({ level: 'info', node: 'supervisor', msg: line })}\n`);
     else process.stderr.write(`mountcrawl: ${line}\n`);
   }
-  if (stopping !== undefined) return stopping === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED;
+  if (stopping !== undefined) return stopping === 'stop' ? ExitCode.OK : stopping === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED;
   const worst = worstExitCode(codes);
   if (held === undefined) return worst;
   const verdict = judgeOutcome({ reason: 'complete', exitCode: worst }, held);
   if (verdict.message !== undefined) process.stderr.write(`mountcrawl: ${verdict.message}\n`);
   return verdict.exitCode;
+}
+
+/** The control file's `seq` (`stop`: of its last stop), 0 when there is none or it cannot be read. */
+async function controlSeq(layout: Layout, of: 'file' | 'stop' = 'file'): Promise<number> {
+  const read = await readControl(layout.mount, layout.root).catch(() => 'absent' as const);
+  if (typeof read !== 'object') return 0;
+  return of === 'file' ? read.seq : (read.stop?.seq ?? 0);
 }
 
 /** The exit code that says the most: any failure beats success; the highest failure wins. */

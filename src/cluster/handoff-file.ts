@@ -1,4 +1,3 @@
-import { PROCESS_TAG } from '../store/layout.js';
 import { hostDirOfNormalized, isSafeHostDir } from '../url/host-dir.js';
 
 /** A link in a hand-off: its URL, depth, and the URL of the page it was found on, if known. */
@@ -34,12 +33,12 @@ export interface HandoffFile {
 }
 
 /**
- * The name of a writer's `seq`-th hand-off: the writer's id, a tag of this process and a
+ * The name of a writer's `seq`-th hand-off: the writer's id, the tag of its Mount and a
  * sequence number, so that no two writers (nor two runs of one node id) ever choose the same
  * name, and a rename never replaces another writer's unread hand-off.
  */
-export function handoffName(writer: string, seq: number): string {
-  return `${writer}+${PROCESS_TAG}${seq.toString(36)}.json`;
+export function handoffName(writer: string, tag: string, seq: number): string {
+  return `${writer}+${tag}${seq.toString(36)}.json`;
 }
 
 /** True for a published hand-off (not a temporary file, nothing else). */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { tempOwner, type Layout } from '../store/layout.js';
+import { type Layout } from '../store/layout.js';
+import { tempOwner } from '../store/temp-names.js';
 import { readRecord } from '../store/read-record.js';
 import type { OfferResult } from '../frontier/admission/admission.js';
 import { mapLimit } from '../util/map-limit.js';

@@ -193,7 +193,7 @@ export class HandoffOutbox {
       ...(batch.lent && { lent: { counter: batch.lent.counter, hosts: [...batch.lent.hosts] } }),
     };
     const dir = this.#o.layout.inbox(owner);
-    const path = join(dir, handoffName(this.#o.nodeId, this.#seq++));
+    const path = join(dir, handoffName(this.#o.nodeId, this.#o.layout.mount.tag, this.#seq++));
     const data = JSON.stringify(file);
     const options = { nodeId: this.#o.nodeId, fsync: this.#o.fsync };
     const { mount } = this.#o.layout;

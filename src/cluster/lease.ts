@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { createExclusive } from '../store/exclusive-create.js';
-import { nextTempPath, takeoverClaimPath, type Layout } from '../store/layout.js';
+import { takeoverClaimPath, type Layout } from '../store/layout.js';
 import { readJsonValidated, readRecord } from '../store/read-record.js';
 import { mapLimit } from '../util/map-limit.js';
 import { bootId, isDeadLocalProcess } from './local-liveness.js';
@@ -177,7 +177,7 @@ export class Leases {
   async #removeIfUnchanged(hostDir: string, expected: LeaseRecord): Promise<boolean> {
     const path = this.#layout.lease(hostDir);
     const { mount } = this.#layout;
-    const aside = nextTempPath(path, this.#nodeId);
+    const aside = mount.nextTempPath(path, this.#nodeId);
     try {
       await mount.fs.rename(path, aside);
     } catch (err) {

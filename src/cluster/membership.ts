@@ -1,5 +1,6 @@
 import type { Clock } from '../config/clock.js';
-import { tempOwner, type Layout } from '../store/layout.js';
+import { type Layout } from '../store/layout.js';
+import { tempOwner } from '../store/temp-names.js';
 import { join } from 'node:path';
 import { readJsonValidated, readRecord } from '../store/read-record.js';
 import { isDeadLocalProcess } from './local-liveness.js';

@@ -46,11 +46,12 @@ export interface NodeRecord {
 
 /**
  * `starting`: not yet crawling; `crawling`: has work; `idle`: a reseed found nothing;
- * `waiting`: nothing to fetch now but retries are due later; `stopping`: shutting down;
+ * `waiting`: nothing to fetch now but retries are due later; `paused`: by `mountcrawl pause`,
+ * it sends no request; `stopping`: shutting down (`draining`: by `mountcrawl drain`);
  * `done`: ended after a last reseed found nothing, holding nothing but its hand-off inbox
  * (docs/protocol.md, "Leaving done"): its last record, written whole, never rewritten.
  */
-export type NodeState = 'starting' | 'crawling' | 'idle' | 'waiting' | 'stopping' | 'done';
+export type NodeState = 'starting' | 'crawling' | 'idle' | 'waiting' | 'paused' | 'stopping' | 'draining' | 'done';
 
 export function asNodeRecord(value: unknown): NodeRecord {
   const r = value as Partial<NodeRecord> | null;

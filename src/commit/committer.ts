@@ -100,9 +100,8 @@ export class Committer {
     recrawler?.committed(host, record, key);
     this.#d.summaries?.pageWritten(host.dir, key, record);
     this.#d.onStored();
-    stats.pages++;
+    stats.countPage(record.status, c.body !== null);
     if (c.body !== null) {
-      stats.htmlPages++;
       stats.bytes += c.body.length;
       if (c.response.truncated) stats.cut.truncated++;
     }

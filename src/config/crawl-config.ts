@@ -1,5 +1,5 @@
 import type { RecrawlPolicy } from '../recrawl/recrawl-policy.js';
-import type { NormalizeOptions } from '../url/normalize.js';
+import { DEFAULT_NORMALIZE_OPTIONS, type NormalizeOptions } from '../url/normalize.js';
 
 /** Which hosts a crawl follows links to. */
 export type Scope = 'host' | 'domain' | 'any';
@@ -94,6 +94,11 @@ export interface CrawlConfig {
    * it sees that many, a starting node need not wait a whole heartbeat for them.
    */
   readonly startPeers?: number;
+  /**
+   * The control file's `seq` as the node's supervisor read it when it started (src/cli/supervisor.ts):
+   * a stop given after that stops a node it restarts too. Default: what the node reads at its start.
+   */
+  readonly controlSince?: number;
   /** A node whose heartbeat counter has not changed for this long is dead. */
   readonly deadAfterMs: number;
   /** How long a node waits for a failing mount to come back before it exits. */
@@ -161,3 +166,30 @@ export const DEFAULTS = Object.freeze({
   warc: false,
   warcMaxSize: 1024 * 1024 * 1024,
 });
+
+/**
+ * A complete configuration of one node from the defaults, as the CLI would make it with no
+ * options but a data directory and a node id; `over` sets the rest. For the simulator and
+ * tests, which build nodes without a command line.
+ */
+export function baseConfig(dataDir: string, nodeId: string, over: Partial<CrawlConfig> = {}): CrawlConfig {
+  return Object.freeze({
+    ...DEFAULTS,
+    dataDir,
+    nodeId,
+    seedUrls: [],
+    include: [],
+    exclude: [],
+    progress: false,
+    json: false,
+    verbose: false,
+    normalize: DEFAULT_NORMALIZE_OPTIONS,
+    sessionParamsExplicit: false,
+    robots: true,
+    insecure: false,
+    denyPrivate: false,
+    fsync: false,
+    watch: false,
+    ...over,
+  });
+}

@@ -1,7 +1,6 @@
-import type { Clock, Timer } from './clock.js';
 import type { CrawlConfig } from './crawl-config.js';
 import { SETTINGS, sameSetting, settingText, type SettingValue } from './crawl-settings.js';
-import { readSettings, type SettingsRecord } from './settings-file.js';
+import type { SettingsRecord } from './settings-file.js';
 
 /**
  * The settings a running node applies when `mountcrawl config set` changes them
@@ -72,33 +71,4 @@ export class LiveSettings {
     this.#settings = record.settings;
     return lines;
   }
-}
-
-/**
- * Reads the settings file every `everyMs` (a heartbeat) and hands a new revision to `live`,
- * logging what changed. A read that fails is tried at the next turn: the node's own heartbeat
- * deals with a failing mount. Returns the function that stops it.
- */
-export function watchSettings(dataDir: string, live: LiveSettings, clock: Clock, everyMs: number, log: (line: string) => void): () => void {
-  let timer: Timer | undefined;
-  let stopped = false;
-  const turn = (): void => {
-    timer = clock.setTimeout(() => {
-      readSettings(dataDir)
-        .then(
-          (record) => {
-            if (record !== undefined) for (const line of live.apply(record)) log(`settings revision ${record.revision}: ${line}`);
-          },
-          () => undefined,
-        )
-        .finally(() => {
-          if (!stopped) turn();
-        });
-    }, everyMs);
-  };
-  turn();
-  return () => {
-    stopped = true;
-    clock.clearTimeout(timer);
-  };
 }

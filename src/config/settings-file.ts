@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ExitCode, FatalError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { createExclusive } from '../store/exclusive-create.js';
-import { nodeMount } from '../store/mount.js';
+import { type Mount, nodeMount } from '../store/mount.js';
 import { readRecord } from '../store/read-record.js';
 import type { CrawlConfig } from './crawl-config.js';
 import { SETTINGS, sameSetting, settingsOf, settingText, type SettingsInputs, type SettingValue } from './crawl-settings.js';
@@ -34,8 +34,8 @@ function asSettingsRecord(value: unknown): SettingsRecord {
 }
 
 /** The crawl's settings, or undefined when no node wrote them yet. A file that does not parse is thrown. */
-export async function readSettings(dataDir: string): Promise<SettingsRecord | undefined> {
-  const read = await readRecord(nodeMount, settingsPath(dataDir), asSettingsRecord);
+export async function readSettings(dataDir: string, mount: Mount = nodeMount): Promise<SettingsRecord | undefined> {
+  const read = await readRecord(mount, settingsPath(dataDir), asSettingsRecord);
   if (read.kind === 'torn') throw new FatalError('DATA_DIR_UNUSABLE', `${settingsPath(dataDir)} is not a settings file`, ExitCode.DATA_DIR);
   return read.kind === 'value' ? read.value : undefined;
 }
@@ -89,6 +89,9 @@ export async function settleSettings(
     const differ = conflicts(mine, found.settings, given);
     if (differ.length === 0) return { config: adopt(config, found), record: found, wrote: false, changed: [] };
     const alive = raced ? ['one starting now'] : await othersAlive();
+    // A node that started with this one may have written its new run's settings since they
+    // were read: a conflict counts only with the latest revision.
+    if (alive.length > 0 && !raced && (await readSettings(config.dataDir))?.revision !== found.revision) continue;
     if (alive.length > 0) {
       const more = differ.length > 1 ? ` (and ${differ.length - 1} more)` : '';
       const nodes = raced

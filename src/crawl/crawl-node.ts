@@ -15,10 +15,13 @@ import { joinCrawl } from './node-join.js';
 import { assembleNode, type Parts } from './node-parts.js';
 import { shutDownNode } from './node-shutdown.js';
 import { NodeFaults, internalStop } from './node-faults.js';
+import type { LiveSettings } from '../config/live-settings.js';
+import { NodeControl } from './node-control.js';
 import type { HostErrs } from '../store/errs-tally.js';
 import type { MountFs } from '../store/mount-fs.js';
 import { Mount } from '../store/mount.js';
 import { nodeMountFs } from '../store/node-mount-fs.js';
+import { WakeableSleep } from '../util/wakeable-sleep.js';
 
 /** What a node's run came to. */
 export interface RunResult {
@@ -43,6 +46,7 @@ export interface CrawlNodeDeps {
   readonly stats?: CrawlStats;
   /** The user's --hook module, if any. */
   readonly hooks?: Hooks;
+  readonly live?: LiveSettings | undefined; // the crawl's settings as `config set` changes them, read at each beat
 }
 
 /** CrawlNode.endedAs. */
@@ -52,12 +56,12 @@ export interface EndedAs {
 }
 
 /**
- * One crawling node (docs/architecture.md): the control loop of rounds and reseeds; the
- * heartbeat (heartbeat.ts) keeps membership, leases and ownership current, and the
- * termination rule (termination.ts) says when the crawl is over. The same code
- * runs alone, as one of `--processes N`, or as one of many machines on a mount. Its parts:
- * Frontier (queues, politeness, dispatch), HostKeeper (leases, listings, robots.txt, hand-
- * over), Committer (records), MountGuard (faults of the mount), Reseeder (the mount's links).
+ * One crawling node (docs/architecture.md): the control loop of rounds and reseeds; the heartbeat
+ * (heartbeat.ts) keeps membership, leases and ownership current, the termination rule
+ * (termination.ts) says when the crawl is over. It runs alone, as one of `--processes N`, or as
+ * one of many machines on a mount. Its parts: Frontier (queues, politeness, dispatch), HostKeeper
+ * (leases, listings, robots.txt, handover), Committer (records), MountGuard (faults of the mount),
+ * Reseeder (the mount's links).
  */
 export class CrawlNode {
   readonly stats: CrawlStats;
@@ -74,14 +78,18 @@ export class CrawlNode {
   #stopping: RunResult | undefined;
   #heldErrs: ReadonlyMap<string, HostErrs> | undefined;
   #endedAs: EndedAs | undefined;
-  #wake: (() => void) | undefined;
+  /** The control loop's sleep, which what it must act on cuts short. */
+  readonly #sleeper: WakeableSleep;
   #heartbeat: Heartbeat | undefined;
   #rounds: DiscoveryRounds | undefined;
   #faults: NodeFaults | undefined;
+  /** The control file: stop, pause, drain (docs/operations.md, "Stopping, pausing, draining"). */
+  readonly #control: NodeControl;
 
   constructor(config: CrawlConfig, deps: CrawlNodeDeps) {
     this.#config = config;
     this.#clock = deps.clock;
+    this.#sleeper = new WakeableSleep(deps.clock);
     this.#log = deps.logger;
     this.stats = deps.stats ?? new CrawlStats(() => deps.clock.monotonic());
     this.#mount = new Mount(deps.fs ?? nodeMountFs, deps.clock, deps.random);
@@ -92,20 +100,27 @@ export class CrawlNode {
     this.#scope = new ScopeFilter(config.scope, config.include, config.exclude);
     this.#ownership = new Ownership(config.nodeId, config.partition);
     this.#hooks = deps.hooks;
+    const controlDeps = { mount: this.#mount, config, log: deps.logger, live: deps.live };
+    this.#control = new NodeControl(controlDeps, { stop: (why) => this.stop(ExitCode.OK, why), changed: () => this.#controlChanged() });
+  }
+
+  /** Paused or resumed by the control file: the state is said by the beat that read it. */
+  #controlChanged(): void {
+    if (this.#control.paused) this.stats.state = 'paused';
+    this.#sleeper.wake();
+    this.#p?.requests.pump();
   }
 
   /** Directory names of the hosts this node owns and crawls now. */
   ownedHosts(): string[] {
-    const out: string[] = [];
-    for (const h of this.#p?.frontier.hosts.values() ?? []) if (h.phase === 'ready') out.push(h.dir);
-    return out;
+    return [...(this.#p?.frontier.hosts.values() ?? [])].filter((h) => h.phase === 'ready').map((h) => h.dir);
   }
 
   /** Asks the node to stop gracefully: requests in flight finish (or are abandoned after a grace period). */
-  stop(exitCode: number = ExitCode.INTERRUPTED): void {
+  stop(exitCode: number = ExitCode.INTERRUPTED, message?: string): void {
     this.#noteEnd();
-    this.#stopping ??= { reason: 'stopped', exitCode };
-    this.#wakeLoop();
+    this.#stopping ??= { reason: 'stopped', exitCode, ...(message === undefined ? {} : { message }) };
+    this.#sleeper.wake();
   }
 
   /** Looks at the other nodes now rather than at the next heartbeat (a sibling said it changed). */
@@ -141,16 +156,17 @@ export class CrawlNode {
    * repeated. Returns a result when the node must stop before it crawls.
    */
   async #startUp(p: Parts): Promise<RunResult | undefined> {
-    return this.#faults!.retry(() =>
-      joinCrawl(p, {
+    return this.#faults!.retry(async () => {
+      await this.#control.begin(); // before the node's first record: a stop given later is for it
+      return joinCrawl(p, {
         config: this.#config,
         clock: this.#clock,
         log: this.#log,
         ownership: this.#ownership,
         heartbeat: this.#heartbeat!,
         rounds: this.#rounds!,
-      }),
-    );
+      });
+    });
   }
 
   /** Opens the data directory and builds the parts that use it. */
@@ -171,7 +187,7 @@ export class CrawlNode {
         fenced: () => this.#fenced(),
         stopping: () => this.#stopping !== undefined,
         onStoreError: (err) => this.#onStoreError(err),
-        wake: () => this.#wakeLoop(),
+        wake: () => this.#sleeper.wake(),
         pump: () => this.#p?.requests.pump(),
       },
     });
@@ -184,9 +200,11 @@ export class CrawlNode {
       parts: this.#p,
       events: {
         stopping: () => this.#stopping !== undefined,
+        draining: () => this.#control.draining,
+        lookAtControl: () => this.#control.look(),
         needFullReseed: () => this.#rounds!.needFullReseed(),
         leftDone: (before, done, lent) => this.#rounds!.leftDone(before, done, lent),
-        wake: () => this.#wakeLoop(),
+        wake: () => this.#sleeper.wake(),
         onStoreError: (err) => this.#onStoreError(err),
       },
     });
@@ -198,7 +216,7 @@ export class CrawlNode {
       scope: this.#scope,
       parts: this.#p,
       heartbeat: this.#heartbeat,
-      sleep: (ms) => this.#sleep(ms),
+      sleep: (ms) => this.#sleeper.sleep(ms),
       fenced: () => this.#fenced(),
       onStoreError: (err) => this.#onStoreError(err),
     });
@@ -208,7 +226,7 @@ export class CrawlNode {
       heartbeat: this.#heartbeat,
       parts: this.#p,
       stopping: () => this.#stopping,
-      sleep: (ms) => this.#sleep(ms),
+      sleep: (ms) => this.#sleeper.sleep(ms),
     });
     return this.#p;
   }
@@ -228,6 +246,11 @@ export class CrawlNode {
         if (failed) return failed;
         continue;
       }
+      if (this.#control.paused) {
+        this.stats.state = 'paused';
+        await this.#sleeper.sleep(this.#config.heartbeatMs);
+        continue;
+      }
       if (p.requests.fetched >= this.#config.maxPages) {
         await p.requests.drain(Infinity);
         return { reason: 'max-pages', exitCode: ExitCode.OK, message: `--max-pages ${this.#config.maxPages} reached` };
@@ -240,28 +263,11 @@ export class CrawlNode {
     }
   }
 
-  /** Waits `ms` on the node's clock, or until woken (#wakeLoop). */
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.#clock.clearTimeout(timer);
-        if (this.#wake === done) this.#wake = undefined;
-        resolve();
-      };
-      const timer = this.#clock.setTimeout(done, ms);
-      this.#wake = done;
-    });
-  }
-
-  #wakeLoop(): void {
-    this.#wake?.();
-  }
-
   #mayStart(): boolean {
     const p = this.#p;
-    if (this.#stopping || p === undefined || p.guard.fault || this.#fenced()) return false;
+    if (this.#stopping || p === undefined || p.guard.fault || this.#fenced() || this.#control.paused) return false;
     if (p.requests.fetched >= this.#config.maxPages) {
-      this.#wakeLoop();
+      this.#sleeper.wake();
       return false;
     }
     return p.requests.inFlight < this.#config.concurrency;
@@ -272,13 +278,12 @@ export class CrawlNode {
   /** A failure of the mount stops fetching (MountGuard); anything else is a bug and ends the run. */
   #onStoreError(err: unknown): void {
     if (this.#p?.guard.classify(err) === undefined) this.#stopping = internalStop(err, this.#log, this.#stopping);
-    this.#wakeLoop();
+    this.#sleeper.wake();
   }
 
   /**
-   * How this node stood when it was asked to stop or its run ended, before it shut down
-   * (src/cli/run-outcome.ts recordRunEnd): its state then, and the nodes it had seen leave
-   * while it still worked (their work came to the live nodes, this one among them).
+   * How this node stood when it was asked to stop or its run ended, before it shut down (src/cli/run-outcome.ts
+   * recordRunEnd): its state then, and the nodes it had seen leave while it still worked (their work came to it).
    */
   get endedAs(): EndedAs {
     return this.#endedAs ?? { state: this.stats.state, departed: [] };
@@ -288,12 +293,7 @@ export class CrawlNode {
     this.#endedAs ??= { state: this.stats.state, departed: this.#p?.membership.departedIds() ?? [] };
   }
 
-  /**
-   * The errs records of the hosts this node held to the end, by host, as it knows them
-   * (HostState.errsOnDisk): the end summary counts these instead of reading every record
-   * again. Undefined after run() when it knows none for sure (URL partitioning: other nodes
-   * write into the same hosts; or it was fenced).
-   */
+  /** After run(): the errs records of the hosts it held to the end, for the end summary (node-shutdown.ts errsOfHostsHeld). */
   get heldErrs(): ReadonlyMap<string, HostErrs> | undefined {
     return this.#heldErrs;
   }

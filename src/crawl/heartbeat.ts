@@ -32,8 +32,11 @@ export const STARTUP_BEATS = 4;
 
 /** What the heartbeat tells the node that runs it. */
 export interface HeartbeatEvents {
-  /** True once the node is stopping (its record says so). */
+  /** True once the node is stopping (its record says so); draining: it stops because it was drained. */
   stopping(): boolean;
+  draining?(): boolean;
+  /** Reads the control file (docs/protocol.md, "The control file") at the end of each beat; true when it asked a change (the node beats again at once). */
+  lookAtControl?(): Promise<boolean>;
   /** The live set changed and hosts may have come this node's way: the next reseed reads everything. */
   needFullReseed(): void;
   /** Nodes left done (docs/protocol.md, "Leaving done"): `before` is the live set as it was, `lentBefore` the lends in force then. */
@@ -92,8 +95,7 @@ export class Heartbeat {
   }
 
   #nextBeatMs(): number {
-    const ms = this.#d.config.heartbeatMs;
-    return this.#ticks < STARTUP_BEATS ? ms / 4 : ms;
+    return this.#ticks < STARTUP_BEATS ? this.#d.config.heartbeatMs / 4 : this.#d.config.heartbeatMs;
   }
 
   /** Runs the next heartbeat now rather than when it is due (unless one is running). */
@@ -112,9 +114,10 @@ export class Heartbeat {
     await this.#warcSweeper?.close();
   }
 
-  /** What this node says about itself in its record. */
-  status(state: string): SelfStatus {
-    const { stats, parts, config, ownership } = this.#d;
+  /** What this node says about itself in its record; its state by default: `stopping` (or `draining`) once it stops. */
+  status(state?: string): SelfStatus {
+    const { stats, parts, config, ownership, events } = this.#d;
+    state ??= events.stopping() ? (events.draining?.() ? 'draining' : 'stopping') : stats.state;
     const lent = ownership.ownLends();
     const used = demand(hostLoads(this.#d.parts.frontier), config.perHost);
     return {
@@ -208,7 +211,7 @@ export class Heartbeat {
       this.#ticks++;
       await p.guard.checkMarker();
       const wasFenced = this.fence.beforeRecord();
-      await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
+      await p.membership.beat(this.status());
       this.fence.recordOut();
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
@@ -265,7 +268,7 @@ export class Heartbeat {
       // together have not seen each other yet). The record that names the lends is written
       // at once, then the lent hosts' queues: borrowers wait for them.
       if (this.#ticks > STARTUP_BEATS && (await this.#lender.lend()) > 0) {
-        await p.membership.beat(this.status(events.stopping() ? 'stopping' : stats.state));
+        await p.membership.beat(this.status());
         await p.handoffs?.outbox.flush();
       }
       if (wasFenced && !this.fenced()) log.info('reached the mount again');
@@ -275,6 +278,7 @@ export class Heartbeat {
         const removed = await sweepStaleTemps(p.layout, serverNow, 10 * config.deadAfterMs, (id) => p.membership.isGone(id));
         if (removed > 0) log.debug('removed stale temp files', { count: removed });
       }
+      if (await events.lookAtControl?.()) await p.membership.beat(this.status());
       p.requests.pump();
     } catch (err) {
       events.onStoreError(err);

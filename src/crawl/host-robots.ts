@@ -50,7 +50,7 @@ export class HostRobots {
 
   /** Fetches (or reads from the mount) the host's robots.txt; its queue waits meanwhile. */
   async fetch(host: HostState): Promise<void> {
-    const { config, clock, stats, log } = this.#d;
+    const { config, clock, log } = this.#d;
     if (host.robotsLoading || host.robots !== undefined) return;
     if (!config.robots) {
       host.robotsKnown(ALLOW_ALL);
@@ -61,15 +61,12 @@ export class HostRobots {
     host.beginRequest(clock.monotonic());
     let outcome: 'ok' | 'transient' = 'ok';
     try {
-      // Only requests sent count: robots.txt read from the mount is none (docs/protocol.md).
+      // The pipeline counts the requests sent: robots.txt read from the mount is none (docs/protocol.md).
       const rules = await robotsRules(
         this.#d.robots,
         host.dir,
         host.origin ?? `http://${host.dir}`,
         this.#d.pipeline,
-        (n) => {
-          stats.requests += n;
-        },
         // Reading the mount may have taken long: the host may be another node's by now.
         () => !this.#d.fenced() && !host.leaseLost,
       );

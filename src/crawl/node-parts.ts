@@ -220,7 +220,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     stats,
     store,
     robots,
-    pipeline: { fetcher: env.fetcher, middleware, signal: abort.signal },
+    pipeline: { fetcher: env.fetcher, middleware, signal: abort.signal, sent: (status) => stats.countRequest(status) },
     frontier,
     sitemaps,
     onStoreError: (err) => control.onStoreError(err),

@@ -224,10 +224,10 @@ export class RequestRunner {
         signal: this.#abort.signal,
         claimRedirect: (t) => d.admission.admitRedirect(host, t),
         pace: () => this.#pace(host),
+        sent: (status) => d.stats.countRequest(status),
         middleware: d.middleware,
       };
       outcome = sitemap ? await d.sitemaps!.fetch(target, ctx) : await fetchPage(target, ctx);
-      d.stats.requests += outcome.requests;
       if (outcome.requests === 0) {
         // Nothing was sent (robots.txt or a --hook skipped it, or a hook answered it): it is
         // not a fetch (--max-pages) and takes no turn in the host's politeness.

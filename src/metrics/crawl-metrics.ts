@@ -5,7 +5,7 @@ import type { MetricSample } from './metric-sample.js';
 export type SampleSource = () => Iterable<readonly [node: string, sample: MetricSample]>;
 
 /** The states a node's record says (src/cluster/node-record.ts), each a series of mountcrawl_node_state. */
-const STATES = ['starting', 'crawling', 'waiting', 'idle', 'stopping', 'done'] as const;
+const STATES = ['starting', 'crawling', 'waiting', 'idle', 'paused', 'stopping', 'draining', 'done'] as const;
 
 type Series = Counter<string> | Gauge<string>;
 type Label = Record<string, string>;
@@ -48,16 +48,18 @@ export function crawlRegistry(samples: SampleSource): Registry {
       },
     });
   };
-  define(Counter, 'pages_total', 'Links records written (pages, redirects, non-HTML), by kind', ['kind'], (s) => [
-    [{ kind: 'html' }, s.htmlPages],
-    [{ kind: 'other' }, s.pages - s.htmlPages],
-  ]);
+  define(Counter, 'pages_total', 'Links records written (pages, redirects, non-HTML), by kind and HTTP status', ['kind', 'status'], (s) =>
+    Object.entries(s.pages).map(([key, v]) => {
+      const [kind = '', status = ''] = key.split(' ');
+      return [{ kind, status }, v] as const;
+    }),
+  );
   define(
     Counter,
     'requests_total',
-    'HTTP requests made (pages, redirect hops, robots.txt, sitemaps)',
-    [],
-    one((s) => s.requests),
+    'HTTP requests sent (pages, redirect hops, robots.txt, sitemaps), by the status of the answer (none: no answer)',
+    ['status'],
+    by('status', (s) => s.requests),
   );
   define(
     Counter,

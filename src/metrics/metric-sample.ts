@@ -6,10 +6,11 @@ import type { CrawlStats } from '../progress/stats.js';
  * its progress, so that one endpoint serves every node of the machine.
  */
 export interface MetricSample {
-  readonly pages: number;
-  readonly htmlPages: number;
+  /** Links records written, by `html` or `other` and the HTTP status (`html 200`, `other 301`). */
+  readonly pages: Readonly<Record<string, number>>;
   readonly bytes: number;
-  readonly requests: number;
+  /** Requests sent, by the HTTP status of the answer (`none`: no answer came). */
+  readonly requests: Readonly<Record<string, number>>;
   /** Errs records written, by code (HTTP_404, FETCH_TIMEOUT, ...; a retried URL counts each time). */
   readonly errors: Readonly<Record<string, number>>;
   /** Failures that became final, by code. */
@@ -30,10 +31,9 @@ export interface MetricSample {
 /** The sample of a node's counters now. */
 export function sampleOf(stats: CrawlStats): MetricSample {
   return {
-    pages: stats.pages,
-    htmlPages: stats.htmlPages,
+    pages: Object.fromEntries(stats.pagesBy),
     bytes: stats.bytes,
-    requests: stats.requests,
+    requests: Object.fromEntries(stats.requestsByStatus),
     errors: Object.fromEntries(stats.errors),
     finalErrors: Object.fromEntries(stats.finalErrors),
     queued: stats.queued,

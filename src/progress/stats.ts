@@ -24,16 +24,24 @@ export interface CutCounts {
   hostGaveUp: number;
 }
 
+function bump(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
+
 /** Counters of one node's run; the progress display, the heartbeat and the summary read them. */
 export class CrawlStats {
   /** Links records written (pages, redirects, non-HTML). */
   pages = 0;
+  /** Links records written, by `html` or `other` and the HTTP status: `html 200`, `other 301`. */
+  readonly pagesBy = new Map<string, number>();
   /** Of which HTML pages stored under html/. */
   htmlPages = 0;
   /** Body bytes stored. */
   bytes = 0;
-  /** HTTP requests made (pages, redirect hops, robots.txt). */
+  /** HTTP requests made (pages, redirect hops, robots.txt, sitemaps). */
   requests = 0;
+  /** Of `requests`, by the HTTP status of the answer; `none` when no answer came. */
+  readonly requestsByStatus = new Map<string, number>();
   /** Errs records written, by code (a URL retried three times counts three times). */
   readonly errors = new Map<string, number>();
   /** URLs whose failure became final, by code. */
@@ -94,9 +102,22 @@ export class CrawlStats {
     this.#samples.push({ at: monotonic(), pages: 0 });
   }
 
+  /** A request was sent: `status` is its answer's, undefined when none came (src/request/pipeline.ts). */
+  countRequest(status: number | undefined): void {
+    this.requests++;
+    bump(this.requestsByStatus, status === undefined ? 'none' : String(status));
+  }
+
+  /** A links record was written for an answer with `status`; `html` when its body was stored. */
+  countPage(status: number, html: boolean): void {
+    this.pages++;
+    if (html) this.htmlPages++;
+    bump(this.pagesBy, `${html ? 'html' : 'other'} ${status}`);
+  }
+
   countError(code: string, final: boolean): void {
-    this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
-    if (final) this.finalErrors.set(code, (this.finalErrors.get(code) ?? 0) + 1);
+    bump(this.errors, code);
+    if (final) bump(this.finalErrors, code);
   }
 
   /** A host had work but politeness made it wait (`why`); `now` is monotonic. */

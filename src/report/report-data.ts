@@ -6,8 +6,10 @@ import { readJsonValidated } from '../store/read-record.js';
 import { judgedMaxAttempts, readRunState } from '../store/run-state.js';
 import { isFinal } from '../frontier/retry-policy.js';
 import { asErrsRecord, asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
-import { isKey, urlKey } from '../url/key.js';
+import { isKey } from '../url/key.js';
+import { hashString } from '../util/string-hash.js';
 import { KeySet } from '../url/key-set.js';
+import { recordReader } from '../store/record-reader.js';
 import { mapLimit } from '../util/map-limit.js';
 import { EXCLUSION_CODES } from '../store/errs-tally.js';
 import { Timeline, type TimelineData } from './timeline.js';
@@ -65,13 +67,10 @@ export interface ReportData {
 const MAX_HOST_ROWS = 5_000;
 const EXAMPLES = 5;
 const CONTENT_TYPES = 12;
-/** Files read at once: enough to keep a network mount busy, few enough for the fd limit. */
+/** Files read at once: enough to keep a network mount busy, few enough for the fd limit... */
 const PARALLEL_READS = 64;
-
-/** A record file, or undefined when it vanished or does not parse (a live directory moves under us). */
-function readRecord<T>(path: string, check: (v: unknown) => T): Promise<T | undefined> {
-  return readJsonValidated(nodeMount, path, check).catch(() => undefined);
-}
+/** ...over this many hosts at once, so that hosts of a few pages each keep as many reads in flight. */
+const HOSTS_AT_ONCE = 4;
 
 /**
  * Reads a data directory, finished or being written, into the numbers of a report. Streams:
@@ -121,7 +120,7 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
     types.set(type, (types.get(type) ?? 0) + 1);
     depth[r.depth] = (depth[r.depth] ?? 0) + 1;
     t.linksFound += r.links.length;
-    for (const link of r.links) distinct.add(urlKey(link));
+    for (const link of r.links) distinct.addFingerprint(hashString(link, 1), hashString(link, 2));
     const at = Date.parse(r.fetchedAt);
     let node = pagesByNode.get(r.node);
     if (node === undefined) pagesByNode.set(r.node, (node = { pages: 0, lastMs: -Infinity }));
@@ -157,26 +156,28 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
   };
 
   const hostNames = [...new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))])].sort();
-  for (const host of hostNames) {
+  const read = await recordReader(layout);
+  await mapLimit(hostNames, HOSTS_AT_ONCE, async (host) => {
     const row: HostRow = { host, pages: 0, bytes: 0, errors: 0, robotsDisallowed: 0, retrying: 0, lease: leases.get(host) ?? null };
     const done = new KeySet();
     const links = (await names(layout.hostDir('links', host))).filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
-    await mapLimit(links, PARALLEL_READS, async (name) => {
-      const r = await readRecord(layout.links(host, name.slice(0, -5)), asLinksRecord);
-      if (r === undefined) return void t.unreadable++;
+    await mapLimit(links, PARALLEL_READS / HOSTS_AT_ONCE, async (name) => {
+      // Vanished or unreadable: a live directory moves under us.
+      const r = await read(layout.links(host, name.slice(0, -5)), asLinksRecord);
+      if (r.kind !== 'value') return void t.unreadable++;
       done.add(name.slice(0, -5));
-      page(r, row);
+      page(r.value, row);
     });
     const errs = (await names(layout.hostDir('errs', host))).filter((n) => n.endsWith('.json') && !done.has(n.slice(0, -5)));
-    await mapLimit(errs, PARALLEL_READS, async (name) => {
-      const r = await readRecord(layout.errs(host, name.slice(0, -5)), asErrsRecord);
-      if (r !== undefined) error(r, row);
+    await mapLimit(errs, PARALLEL_READS / HOSTS_AT_ONCE, async (name) => {
+      const r = await read(layout.errs(host, name.slice(0, -5)), asErrsRecord);
+      if (r.kind === 'value') error(r.value, row);
     });
     t.hosts++;
     rows.push(row);
     // Keep the busiest hosts only, so that a crawl of a million hosts still makes a page.
     if (rows.length >= 2 * MAX_HOST_ROWS) trimRows(rows);
-  }
+  });
   trimRows(rows);
   t.distinctLinks = distinct.size;
   t.seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
@@ -220,7 +221,9 @@ async function readLeases(layout: Layout): Promise<Map<string, string>> {
     (await names(layout.dir('hosts'))).filter((n) => n.endsWith('.lease')),
     PARALLEL_READS,
     async (name) => {
-      const lease = await readRecord(`${layout.dir('hosts')}/${name}`, (v) => v as { node?: unknown });
+      const lease = await readJsonValidated(nodeMount, `${layout.dir('hosts')}/${name}`, (v) => v as { node?: unknown }).catch(
+        () => undefined,
+      );
       if (typeof lease?.node === 'string') leases.set(name.slice(0, -'.lease'.length), lease.node);
     },
   );

@@ -22,6 +22,8 @@ export interface PipelineContext {
   readonly signal?: AbortSignal | undefined;
   /** Waits until the host's politeness allows the next hop of a redirect chain; without it, hops are not paced. */
   pace?(): Promise<void>;
+  /** Told of each request sent, with the HTTP status of its answer (undefined: none came). */
+  sent?(status: number | undefined): void;
 }
 
 /** Where a redirect may lead. */
@@ -164,9 +166,11 @@ export async function sendRequest(spec: RequestSpec, ctx: PipelineContext): Prom
           ...(hops.length === 0 && spec.validators !== undefined ? { validators: spec.validators } : {}),
         });
       } catch (err) {
+        ctx.sent?.(undefined);
         const failure = err instanceof FetchFailure ? err : new FetchFailure('FETCH_FAILED', 'transient', String(err));
         return done({ type: 'failure', url, failure });
       }
+      ctx.sent?.(res.status);
     }
     const status = res.status;
     if (status >= 300 && status < 400 && status !== 304) {

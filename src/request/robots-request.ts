@@ -11,9 +11,9 @@ import { redirectPolicy, sendRequest, type PipelineContext } from './pipeline.js
  * or too far, everything allowed; a transient one (5xx, 429, no answer: the status verdict
  * of docs/errors.md) throws RobotsUnavailable, and the host waits (src/crawl/host-robots.ts).
  * A beforeFetch cannot skip robots.txt (src/hooks/middleware-chain.ts): it is fetched anyway.
- * A stop (ABORTED) is thrown as it is. `sent` is told how many requests went out (none when the
- * rules were read from the mount or a --hook answered; one per redirect hop), before anything
- * is thrown: the end summary counts only requests a site saw. `mayFetch` is asked after the
+ * A stop (ABORTED) is thrown as it is. The pipeline's `sent` is told of each request that went
+ * out (none when the rules were read from the mount or a --hook answered; one per redirect hop):
+ * the end summary counts only requests a site saw. `mayFetch` is asked after the
  * mount was read, which may have taken long: when it says no (the node was fenced, the lease
  * lost meanwhile) nothing is sent and ABORTED is thrown.
  */
@@ -22,14 +22,13 @@ export async function robotsRules(
   hostDir: string,
   origin: string,
   ctx: PipelineContext,
-  sent?: (requests: number) => void,
   mayFetch?: () => boolean,
 ): Promise<RobotsRules> {
   const cached = await cache.cached(hostDir);
   if (cached !== undefined) return cached;
   if (mayFetch?.() === false) throw new FetchFailure('ABORTED', 'transient', 'not sent: this node may no longer crawl the host');
   const robotsUrl = `${origin}/robots.txt`;
-  const { end, requests } = await sendRequest(
+  const { end } = await sendRequest(
     {
       kind: 'robots',
       url: robotsUrl,
@@ -41,7 +40,6 @@ export async function robotsRules(
     },
     ctx,
   );
-  sent?.(requests);
   switch (end.type) {
     case 'failure': {
       const f = end.failure;

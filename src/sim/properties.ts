@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { isTransientStatus } from '../fetch/classify-error.js';
-import { tempOwner } from '../store/layout.js';
+import { SUMMARY_DIR } from '../store/layout.js';
+import { tempOwner } from '../store/temp-names.js';
 import type { SimSite, SiteObserver, SiteRequest } from './sim-site.js';
 
 /** How a run's properties are judged. */
@@ -125,6 +126,8 @@ export class Properties implements SiteObserver {
     const links = new Map<string, { finalUrl: string; status: number }>();
     const done = new Set<string>();
     const gaveUp = new Set<string>();
+    const records = new Set<string>();
+    const summaries: { path: string; value: Record<string, unknown> }[] = [];
     for (const { path, data } of files) {
       const name = posix.basename(path);
       const owner = tempOwner(name);
@@ -133,7 +136,7 @@ export class Properties implements SiteObserver {
         continue;
       }
       const top = path.split('/')[0]!;
-      if (!['links', 'errs', 'nodes', 'hosts'].includes(top) && name !== '.mountcrawl') continue;
+      if (!['links', 'errs', 'nodes', 'hosts', SUMMARY_DIR].includes(top) && name !== '.mountcrawl') continue;
       let value: Record<string, unknown>;
       try {
         value = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
@@ -142,7 +145,9 @@ export class Properties implements SiteObserver {
         continue;
       }
       if (top === 'hosts' && !lostNodes.has(String(value.node))) this.violation(`lease left by ${String(value.node)}: ${path}`);
+      if (top === SUMMARY_DIR) summaries.push({ path, value });
       if (top === 'links') {
+        records.add(path);
         links.set(String(value.url), { finalUrl: String(value.finalUrl), status: Number(value.status) });
         done.add(String(value.url)).add(String(value.finalUrl));
       }
@@ -152,6 +157,17 @@ export class Properties implements SiteObserver {
       if (top === 'errs' && String(value.message).startsWith('robots.txt unavailable')) gaveUp.add(new URL(String(value.url)).host);
     }
     this.#checkReached(site, links, done, gaveUp);
+    for (const { path, value } of summaries) this.#checkSummary(path, value, records);
+  }
+
+  /** A host summary names only pages whose links records exist (docs/protocol.md, "Host summaries"): it may cover fewer, never more. */
+  #checkSummary(path: string, value: Record<string, unknown>, records: ReadonlySet<string>): void {
+    const host = String(value.host);
+    const pages = Array.isArray(value.pages) ? (value.pages as unknown[]) : undefined;
+    if (pages === undefined || `${SUMMARY_DIR}/${host}.json` !== path) return this.violation(`not a host summary: ${path}`);
+    const named = pages.map((p) => (Array.isArray(p) ? String(p[0]) : ''));
+    const absent = named.filter((key) => !records.has(`links/${host}/${key}.json`));
+    if (absent.length > 0) this.violation(`${path} names ${absent.length} pages with no links record, e.g. ${absent[0]}`);
   }
 
   #checkReached(site: SimSite, links: Map<string, { finalUrl: string; status: number }>, done: Set<string>, gaveUp: Set<string>): void {

@@ -1,5 +1,4 @@
-import { DEFAULTS, type CrawlConfig } from '../config/crawl-config.js';
-import { DEFAULT_NORMALIZE_OPTIONS } from '../url/normalize.js';
+import { baseConfig, type CrawlConfig } from '../config/crawl-config.js';
 import type { Random } from './random.js';
 
 /** Where the simulated mount holds the data directory. */
@@ -30,25 +29,10 @@ export function drawSettings(rng: Random): SimSettings {
 
 /** The configuration of one simulated node, as the CLI would make it (docs/options.md). */
 export function simNodeConfig(settings: SimSettings, nodeId: string, seedUrls: readonly string[]): CrawlConfig {
-  return Object.freeze({
-    ...DEFAULTS,
-    dataDir: SIM_DATA_DIR,
+  return baseConfig(SIM_DATA_DIR, nodeId, {
     seedUrls,
     scope: 'any',
-    include: [],
-    exclude: [],
     userAgent: 'mountcrawl-sim',
-    nodeId,
-    progress: false,
-    json: false,
-    verbose: false,
-    normalize: DEFAULT_NORMALIZE_OPTIONS,
-    sessionParamsExplicit: false,
-    robots: true,
-    insecure: false,
-    denyPrivate: false,
-    fsync: false,
-    watch: false,
     perHost: settings.perHost,
     concurrency: settings.concurrency,
     delayMs: settings.delayMs,
@@ -59,5 +43,5 @@ export function simNodeConfig(settings: SimSettings, nodeId: string, seedUrls: r
     retryMaxMs: 3000,
     maxAttempts: 4,
     timeoutMs: 10_000,
-  }) as CrawlConfig;
+  });
 }

@@ -1,17 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
 
-/** Temporary names carry a per-process tag and sequence, and takeover claims a random token: neither is part of a run. */
-const TEMP_TAIL = /~([A-Za-z0-9._-]+)~[0-9a-z]+\.tmp/g;
-const CLAIM_TOKEN = /\.lease\.[A-Za-z0-9-]+~takeover/g;
-/** Hand-off files are named `<writer>+<process tag><sequence>.json` (docs/protocol.md, "Hand-offs"). */
-const HANDOFF_TAG = /(\/handoff\/[^/]+\/\.?[^/+~]+)\+[0-9a-z]+\.json/g;
-
 /**
  * What happened in a run, in order (docs/simulator.md): every operation that reached the
  * mount's server, every request to the site, every fault and every node's start and end.
  * Its hash says whether two runs of one seed were the same; with `verbose` each line is also
- * kept for printing. Paths are made relative to the data directory, and the parts of
- * temporary and hand-off names that differ between processes are blanked.
+ * kept for printing. Paths are made relative to the data directory; every name in them is
+ * the run's own (temporary and hand-off names take their tag from the node's virtual clock,
+ * lease tokens from the run's generator: src/store/mount.ts).
  */
 export class Trace {
   readonly #hash: Hash = createHash('sha256');
@@ -48,11 +43,7 @@ export class Trace {
   }
 
   #path(text: string): string {
-    return text
-      .replaceAll(this.#root, '')
-      .replace(TEMP_TAIL, '~$1~*.tmp')
-      .replace(CLAIM_TOKEN, '.lease.*~takeover')
-      .replace(HANDOFF_TAG, '$1+*.json');
+    return text.replaceAll(this.#root, '');
   }
 
   #add(t: number, node: string, text: string): void {

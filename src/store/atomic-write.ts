@@ -1,6 +1,5 @@
 import { close, fsync, open, rename, write } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { nextTempName, nextTempPath } from './layout.js';
 import type { LeftTemps } from './left-temps.js';
 import type { Mount } from './mount.js';
 import { type WriteFailure, type WriteThread, WriteThreadLost } from './write-thread.js';
@@ -37,7 +36,7 @@ export function writeFileAtomic(mount: Mount, path: string, data: string | Uint8
   if (byThread(options)) return writeByThread(mount, options.thread!, [{ path, data }], options.nodeId);
   const { temps } = mount;
   const name = basename(path);
-  const tmpName = nextTempName(name, options.nodeId);
+  const tmpName = mount.nextTempName(name, options.nodeId);
   const tmp = join(dirname(path), tmpName);
   const { via } = options;
   // The names the calls use: through `via` when given.
@@ -87,7 +86,7 @@ export async function writeFilesAtomic(
 
 /** writeFileAtomic through a MountFs: the temporary file by writeNew, then the rename; the same clean-up. */
 async function writeThroughFs(mount: Mount, path: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<void> {
-  const tmp = nextTempPath(path, options.nodeId);
+  const tmp = mount.nextTempPath(path, options.nodeId);
   try {
     await mount.fs.writeNew(tmp, data, { fsync: options.fsync });
   } catch (err) {
@@ -115,7 +114,7 @@ async function writeByThread(
   files: readonly { path: string; data: string | Uint8Array }[],
   nodeId: string,
 ): Promise<void> {
-  const jobs = files.map(({ path, data }) => ({ tmp: nextTempPath(path, nodeId), path, data }));
+  const jobs = files.map(({ path, data }) => ({ tmp: mount.nextTempPath(path, nodeId), path, data }));
   let failures: (WriteFailure | undefined)[];
   try {
     failures = await Promise.all(thread.writeInOrder(jobs));

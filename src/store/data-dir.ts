@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { ExitCode, FatalError, describeError, mountFaultCode } from '../errors.js';
 import { createExclusive } from './exclusive-create.js';
-import { DIRS, Layout, MARKER_FILE, nextTempPath } from './layout.js';
+import { DIRS, Layout, MARKER_FILE } from './layout.js';
 import type { MountFs } from './mount-fs.js';
 import { type Mount, nodeMount } from './mount.js';
 import { readRecord } from './read-record.js';
@@ -133,7 +133,7 @@ export async function checkDataDir(
           throw dataDirError(root, err, layout.dir(name));
         });
       }
-      await probeWritable(fs, root, [root, ...Object.keys(DIRS).map((n) => layout.dir(n as keyof typeof DIRS))], nodeId);
+      await probeWritable(mount, root, [root, ...Object.keys(DIRS).map((n) => layout.dir(n as keyof typeof DIRS))], nodeId);
     }
     return { layout, marker };
   } catch (err) {
@@ -163,9 +163,10 @@ async function makeDirectory(fs: MountFs, path: string): Promise<void> {
 }
 
 /** Writes and removes one small temporary file in each directory; throws DATA_DIR_NOT_WRITABLE (or another data-directory error) naming the first that fails. */
-async function probeWritable(fs: MountFs, root: string, dirs: readonly string[], nodeId: string): Promise<void> {
+async function probeWritable(mount: Mount, root: string, dirs: readonly string[], nodeId: string): Promise<void> {
+  const { fs } = mount;
   for (const dir of dirs) {
-    const probe = nextTempPath(join(dir, 'write-check'), nodeId);
+    const probe = mount.nextTempPath(join(dir, 'write-check'), nodeId);
     try {
       await fs.writeNew(probe, '');
       await fs.unlink(probe);

@@ -1,4 +1,3 @@
-import { nextTempPath } from './layout.js';
 import type { Mount } from './mount.js';
 
 /**
@@ -14,7 +13,7 @@ import type { Mount } from './mount.js';
  * may have happened on the server anyway.
  */
 export async function createExclusive(mount: Mount, path: string, data: string, nodeId: string): Promise<boolean> {
-  const tmp = nextTempPath(path, nodeId);
+  const tmp = mount.nextTempPath(path, nodeId);
   try {
     await mount.fs.writeNew(tmp, data);
   } catch (err) {

@@ -6,7 +6,8 @@ import type { Layout } from './layout.js';
 import { readRecord } from './read-record.js';
 import { asLinksRecord, type LinksRecord } from './records.js';
 
-const FORMAT = 1;
+/** The version of the summary files this build writes and reads (docs/protocol.md, "Host summaries"). */
+export const SUMMARY_FORMAT = 1;
 /** Records read in parallel when a summary is brought up to date (each is a round trip on a network mount). */
 const READ_PARALLELISM = 32;
 
@@ -49,17 +50,29 @@ export function addRecord(s: HostSummary, key: string, record: Pick<LinksRecord,
   }
 }
 
+/** Checks the `pages` of a parsed summary file, entry by entry; throws TypeError (torn) on anything else. */
+export function checkPages(pages: readonly unknown[]): asserts pages is SummaryFile['pages'] {
+  for (const p of pages) {
+    if (!Array.isArray(p) || !isKey(p[0]) || typeof p[1] !== 'string' || typeof p[2] !== 'number')
+      throw new TypeError('not a valid host summary');
+  }
+}
+
 /** Checks a parsed summary file, entry by entry; throws TypeError (torn) on anything else. */
 function asSummaryFile(hostDir: string): (value: unknown) => SummaryFile {
   return (value) => {
     const f = value as Partial<SummaryFile> | null;
-    if (f === null || typeof f !== 'object' || f.v !== FORMAT || f.host !== hostDir || !Array.isArray(f.pages) || !Array.isArray(f.links)) {
+    if (
+      f === null ||
+      typeof f !== 'object' ||
+      f.v !== SUMMARY_FORMAT ||
+      f.host !== hostDir ||
+      !Array.isArray(f.pages) ||
+      !Array.isArray(f.links)
+    ) {
       throw new TypeError('not a valid host summary');
     }
-    for (const p of f.pages) {
-      if (!Array.isArray(p) || !isKey(p[0]) || typeof p[1] !== 'string' || typeof p[2] !== 'number')
-        throw new TypeError('not a valid host summary');
-    }
+    checkPages(f.pages);
     const count = f.pages.length;
     for (const l of f.links) {
       if (!Array.isArray(l) || typeof l[0] !== 'string' || typeof l[1] !== 'number' || !(l[1] >= 0 && l[1] < count)) {
@@ -101,7 +114,7 @@ export async function writeHostSummary(
   }
   const links: (readonly [string, number])[] = [];
   for (const [url, key] of s.links) links.push([url, index.get(key)!]);
-  const file: SummaryFile = { v: FORMAT, host: hostDir, writtenAt: new Date(options.nowMs).toISOString(), pages, links };
+  const file: SummaryFile = { v: SUMMARY_FORMAT, host: hostDir, writtenAt: new Date(options.nowMs).toISOString(), pages, links };
   const path = layout.summary(hostDir);
   // Not recursive: a vanished mount fails here rather than growing a local tree.
   await layout.fs.mkdir(dirname(path)).catch((err: NodeJS.ErrnoException) => {

@@ -127,34 +127,6 @@ export class Layout {
 }
 
 /**
- * Temporary files are hidden (leading dot, so `ls` and fast-glob skip them) and name their
- * writer: `.<final name>~<node id>~<process tag><sequence>.tmp` (docs/protocol.md,
- * "Invariants" 1 and 4). Whoever takes over a dead node's hosts removes them; tempOwner
- * parses them. `~` separates the parts: it appears in no final name and in no node id. The
- * format only: every writer takes its names from nextTempName.
- */
-export function tempName(finalName: string, nodeId: string, seq: number): string {
-  return `.${finalName}~${nodeId}~${PROCESS_TAG}${seq.toString(36)}.tmp`;
-}
-
-/** The one sequence of temporary names of this process: atomic writes, exclusive creates, leases moved aside. */
-let tempSequence = 0;
-
-/**
- * A new temporary name (tempName) for a file named `finalName` written by `nodeId`: no two
- * calls of this process, whichever module makes them, get the same name (temporary files are
- * created exclusively).
- */
-export function nextTempName(finalName: string, nodeId: string): string {
-  return tempName(finalName, nodeId, tempSequence++);
-}
-
-/** nextTempName for the file at `path`, in its directory (a temporary file is renamed or linked into place). */
-export function nextTempPath(path: string, nodeId: string): string {
-  return join(dirname(path), nextTempName(basename(path), nodeId));
-}
-
-/**
  * The claim to take over the lease at `leasePath` whose token is `token`:
  * `.<host>.lease.<token>~takeover~0.tmp`, the same name for every node, so that exactly one
  * creates it (docs/protocol.md, "Who crawls what"). A temporary name (tempOwner reads
@@ -163,21 +135,4 @@ export function nextTempPath(path: string, nodeId: string): string {
 export function takeoverClaimPath(leasePath: string, token: string): string {
   const safeToken = token.replace(/[^A-Za-z0-9-]/g, '').slice(0, 64);
   return join(dirname(leasePath), `.${basename(leasePath)}.${safeToken}~takeover~0.tmp`);
-}
-
-/**
- * Random per process: a node id can be reused (--node-id, or host name and pid in
- * containers), and a temp file a killed earlier run left behind must never collide with a
- * new one (temp files are created exclusively).
- */
-export const PROCESS_TAG = Math.floor(Math.random() * 36 ** 6)
-  .toString(36)
-  .padStart(6, '0');
-
-const TEMP = /^\.[^~]+~([A-Za-z0-9._-]+)~[0-9a-z]+\.tmp$/;
-
-/** The node id inside a temporary file name, or undefined when `name` is not one. */
-export function tempOwner(name: string): string | undefined {
-  const m = TEMP.exec(name);
-  return m === null ? undefined : m[1];
 }

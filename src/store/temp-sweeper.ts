@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Layout } from './layout.js';
-import { SCHEDULE_DIR, SUMMARY_DIR, tempOwner } from './layout.js';
+import { SCHEDULE_DIR, SUMMARY_DIR } from './layout.js';
+import { tempOwner } from './temp-names.js';
 
 /**
  * Removes temporary files that a killed process left in the shared directories that have

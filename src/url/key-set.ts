@@ -38,8 +38,11 @@ export class KeySet {
 
   /** Adds a key; true when it was not there yet. */
   add(key: string): boolean {
-    const hi = hex32(key, 0);
-    const lo = hex32(key, 8);
+    return this.addFingerprint(hex32(key, 0), hex32(key, 8));
+  }
+
+  /** Adds a 64-bit fingerprint given as two unsigned 32-bit halves (as `add` takes them from a key); true when it was not there yet. */
+  addFingerprint(hi: number, lo: number): boolean {
     if (hi === 0 && lo === 0) {
       if (this.#hasZero) return false;
       this.#hasZero = true;

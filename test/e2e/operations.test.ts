@@ -123,11 +123,11 @@ describe('operating a crawl: one configuration, config set, status --watch, metr
       let scraped: { type: string; text: string } | undefined;
       await until(async () => {
         scraped = await scrape(port);
-        return (series(scraped?.text ?? '', 'mountcrawl_pages_total', 'node="m1",kind="html"') ?? 0) >= 3;
+        return (series(scraped?.text ?? '', 'mountcrawl_pages_total', 'node="m1",kind="html",status="200"') ?? 0) >= 3;
       });
       assert.match(scraped!.type, /^text\/plain; version=0\.0\.4/);
       const text = scraped!.text;
-      assert.ok((series(text, 'mountcrawl_requests_total', 'node="m1"') ?? 0) >= 3, text);
+      assert.ok((series(text, 'mountcrawl_requests_total', 'node="m1",status="200"') ?? 0) >= 3, text);
       assert.ok((series(text, 'mountcrawl_bytes_total', 'node="m1"') ?? 0) > 0, text);
       assert.equal(series(text, 'mountcrawl_node_state', 'node="m1",state="crawling"'), 1, text);
       assert.match(text, /^# TYPE mountcrawl_errors_total counter$/m);

@@ -1,5 +1,5 @@
 import { Ownership } from '../../src/cluster/ownership.js';
-import { DEFAULTS, type CrawlConfig } from '../../src/config/crawl-config.js';
+import { baseConfig, type CrawlConfig } from '../../src/config/crawl-config.js';
 import { ALLOW_ALL } from '../../src/fetch/robots.js';
 import { Admission } from '../../src/frontier/admission/admission.js';
 import { Frontier } from '../../src/frontier/frontier.js';
@@ -7,32 +7,10 @@ import type { HostState } from '../../src/frontier/host-state.js';
 import type { UrlPriority } from '../../src/hooks/url-priority.js';
 import { ScopeFilter } from '../../src/frontier/scope.js';
 import { CrawlStats } from '../../src/progress/stats.js';
-import { DEFAULT_NORMALIZE_OPTIONS } from '../../src/url/normalize.js';
 import { FakeClock } from './fake-clock.js';
 
 export function frontierConfig(over: Partial<CrawlConfig> = {}): CrawlConfig {
-  return {
-    ...DEFAULTS,
-    dataDir: '/nowhere',
-    seedUrls: [],
-    include: [],
-    exclude: [],
-    userAgent: 'test',
-    nodeId: 'n1',
-    progress: false,
-    json: false,
-    verbose: false,
-    normalize: DEFAULT_NORMALIZE_OPTIONS,
-    sessionParamsExplicit: false,
-    robots: true,
-    insecure: false,
-    denyPrivate: false,
-    fsync: false,
-    watch: false,
-    delayMs: 0,
-    perHost: 2,
-    ...over,
-  } as CrawlConfig;
+  return baseConfig('/nowhere', 'n1', { userAgent: 'test', delayMs: 0, perHost: 2, ...over });
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { nodeMount } from '../../src/store/mount.js';
-import { tempOwner } from '../../src/store/layout.js';
+import { tempOwner } from '../../src/store/temp-names.js';
 import { hookFs } from './fs-hook.js';
 
 type Cb = (...args: unknown[]) => void;

@@ -9,7 +9,8 @@ import { HandoffOutbox } from '../../../src/cluster/handoff-outbox.js';
 import { Ownership } from '../../../src/cluster/ownership.js';
 import type { ScopeFilter } from '../../../src/frontier/scope.js';
 import { CrawlStats } from '../../../src/progress/stats.js';
-import { Layout, tempName } from '../../../src/store/layout.js';
+import { Layout } from '../../../src/store/layout.js';
+import { tempName } from '../../../src/store/temp-names.js';
 import { tempDir } from '../../support/cli.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
@@ -253,7 +254,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     await late.flush();
     assert.equal((await inboxFiles('dead')).length, 1);
     // A temporary file of a writer this node does not know yet is left to the age sweep.
-    const temp = tempName(handoffName('w3', 0), 'w3', 0);
+    const temp = tempName(handoffName('w3', 'abc123', 0), 'w3', 'abc123', 0);
     await writeFile(join(layout.inbox('dead'), temp), '{');
     await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink, false);
     assert.deepEqual(offered, [url(A, '/a'), url(A, '/b')]);
@@ -354,7 +355,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     w2.add(url(A, '/same'), A, 1);
     await Promise.all([w1.flush(), w2.flush()]);
     assert.equal((await inboxFiles('o')).length, 2);
-    assert.notEqual(handoffName('w1', 0), handoffName('w2', 0));
+    assert.notEqual(handoffName('w1', 'abc123', 0), handoffName('w2', 'abc123', 0));
     const { sink, queued } = recordingSink([A]);
     const s = await new HandoffInbox(layout, 'o').read(sink);
     assert.equal(s.files, 2);
@@ -367,7 +368,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     await mkdir(layout.inbox('o'));
     for (const [i, at] of [0, 8.64e15].entries()) {
       const file = { v: HANDOFF_VERSION, from: 'w', to: 'o', at, links: { [A]: [[url(A, `/${i}`), 1]] } };
-      await writeFile(join(layout.inbox('o'), handoffName('w', i)), JSON.stringify(file));
+      await writeFile(join(layout.inbox('o'), handoffName('w', 'abc123', i)), JSON.stringify(file));
     }
     const { sink, offered } = recordingSink([A]);
     await new HandoffInbox(layout, 'o').read(sink);
@@ -389,7 +390,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
 
   test('a write in progress (temporary file) is never read; a foreign or hostile file gives nothing unsafe', async () => {
     await mkdir(layout.inbox('o'));
-    await writeFile(join(layout.inbox('o'), `.${handoffName('w', 0)}~w~abc.tmp`), '{"v":1,"links":{');
+    await writeFile(join(layout.inbox('o'), `.${handoffName('w', 'abc123', 0)}~w~abc.tmp`), '{"v":1,"links":{');
     const hostile = {
       v: HANDOFF_VERSION,
       links: {
@@ -400,7 +401,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
         ],
       },
     };
-    await writeFile(join(layout.inbox('o'), handoffName('w', 1)), JSON.stringify(hostile));
+    await writeFile(join(layout.inbox('o'), handoffName('w', 'abc123', 1)), JSON.stringify(hostile));
     const { sink, offered } = recordingSink([A, B]);
     await new HandoffInbox(layout, 'o').read(sink);
     assert.deepEqual(offered, [url(A, '/ok')]);
@@ -410,8 +411,8 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
 
   test('temporary files of writers that are gone are removed with a full reseed, those of live writers are left', async () => {
     await mkdir(layout.inbox('o'));
-    const dead = `.${handoffName('dead', 0)}~dead~abc.tmp`;
-    const alive = `.${handoffName('w', 0)}~w~abd.tmp`;
+    const dead = `.${handoffName('dead', 'abc123', 0)}~dead~abc.tmp`;
+    const alive = `.${handoffName('w', 'abc123', 0)}~w~abd.tmp`;
     for (const name of [dead, alive]) await writeFile(join(layout.inbox('o'), name), '{');
     const { sink } = recordingSink([A]);
     await new HandoffInbox(layout, 'o').read(sink);

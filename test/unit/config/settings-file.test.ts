@@ -101,6 +101,22 @@ describe('the crawl settings file', () => {
     assert.equal((await readSettings(dir.path))!.settings.delay, 5);
   });
 
+  test('a node of a new run that finds a peer already running adopts the revision that peer wrote meanwhile', async () => {
+    const first = node(dir.path, '--delay', '1000');
+    await settleSettings(first.config, NO_HOOKS, first.given);
+    // Both started with --delay 0; x read revision 1, then y wrote revision 2 and began to beat.
+    const y = node(dir.path, '--delay', '0', '--node-id', 'y');
+    const x = node(dir.path, '--delay', '0', '--node-id', 'x');
+    const yRunning = async (): Promise<string[]> => {
+      await settleSettings(y.config, NO_HOOKS, y.given, async () => []);
+      return ['y'];
+    };
+    const settled = await settleSettings(x.config, NO_HOOKS, x.given, yRunning);
+    assert.equal(settled.wrote, false);
+    assert.equal(settled.record.revision, 2);
+    assert.equal(settled.config.delayMs, 0);
+  });
+
   test('two new runs at the same moment with different values: one writes the revision, the other refuses', async () => {
     const first = node(dir.path, '--delay', '1000');
     await settleSettings(first.config, NO_HOOKS, first.given);

@@ -41,7 +41,7 @@ describe('robots.txt through the request pipeline: what the hooks answer means (
   const clock = new FakeClock({ wall: Date.parse('2026-01-01T00:00:00Z') });
   const stats = new CrawlStats(() => clock.monotonic());
   const env: HookCallEnv = { clock, stats, log: silentLogger, timeoutMs: 1_000 };
-  const rig = (hooks: HookModule[], answer: { fetcher: Fetcher }, dir: string, sent?: (requests: number) => void) => {
+  const rig = (hooks: HookModule[], answer: { fetcher: Fetcher }, dir: string, sent?: (status: number | undefined) => void) => {
     const layout = new Layout(join(freshPath(), dir));
     const cache = new RobotsCache(layout, { userAgent: 'mountcrawl', maxAgeMs: 60_000, nodeId: 'n', fsync: false }, clock);
     const middleware = fetchMiddleware(
@@ -50,7 +50,10 @@ describe('robots.txt through the request pipeline: what the hooks answer means (
       () => clock.now(),
       { hooks, env },
     );
-    return { layout, rules: () => robotsRules(cache, 'a.example', 'http://a.example', { fetcher: answer.fetcher, middleware }, sent) };
+    return {
+      layout,
+      rules: () => robotsRules(cache, 'a.example', 'http://a.example', { fetcher: answer.fetcher, middleware, ...(sent ? { sent } : {}) }),
+    };
   };
 
   test('an answer of beforeFetch is the robots.txt, kept like a fetched one', async () => {
@@ -112,9 +115,9 @@ describe('robots.txt through the request pipeline: what the hooks answer means (
     assert.equal(rules.isAllowed('http://a.example/x'), true);
   });
 
-  // The end summary counts requests a site saw (src/crawl/host-robots.ts): robots.txt read from
-  // the mount is none, each redirect hop is one, a 503 that makes the host wait is one.
-  test('it says how many requests it sent: none from the mount or a hook, one per hop, one for a 503', async () => {
+  // The end summary and the metrics count requests a site saw (src/request/pipeline.ts): robots.txt
+  // read from the mount is none, each redirect hop is one, a 503 that makes the host wait is one.
+  test('the pipeline tells of each request sent, with its status: none from the mount or a hook, one per hop, one for a 503', async () => {
     const layout = new Layout(join(freshPath(), 'sent'));
     const cache = new RobotsCache(layout, { userAgent: 'mountcrawl', maxAgeMs: 60_000, nodeId: 'n', fsync: false }, clock);
     const asked: string[] = [];
@@ -134,20 +137,20 @@ describe('robots.txt through the request pipeline: what the hooks answer means (
         };
       },
     } as unknown as Fetcher;
-    const counts: number[] = [];
-    const rules = () => robotsRules(cache, 'a.example', 'http://a.example', { fetcher }, (n) => counts.push(n));
+    const counts: (number | undefined)[] = [];
+    const rules = () => robotsRules(cache, 'a.example', 'http://a.example', { fetcher, sent: (s) => counts.push(s) });
     assert.equal((await rules()).isAllowed('http://a.example/x'), false);
-    assert.deepEqual(counts, [2], 'the request and its redirect');
+    assert.deepEqual(counts, [301, 200], 'the request and its redirect');
     assert.equal((await rules()).isAllowed('http://a.example/x'), false);
-    assert.deepEqual(counts, [2], 'read from the mount: nothing sent, nothing counted');
+    assert.deepEqual(counts, [301, 200], 'read from the mount: nothing sent, nothing counted');
     assert.equal(asked.length, 2);
-    const answered: number[] = [];
+    const answered: (number | undefined)[] = [];
     await rig([{ file: 'h', beforeFetch: () => ({ action: 'respond', body: '' }) }], site(500, ''), 'sent-hook', (n) =>
       answered.push(n),
     ).rules();
-    assert.deepEqual(answered, [0], 'a --hook answered: nothing sent');
-    const failed: number[] = [];
+    assert.deepEqual(answered, [], 'a --hook answered: nothing sent');
+    const failed: (number | undefined)[] = [];
     await assert.rejects(rig([], site(503, ''), 'sent-503', (n) => failed.push(n)).rules(), RobotsUnavailable);
-    assert.deepEqual(failed, [1], 'a 503 was sent and counted before the host waits');
+    assert.deepEqual(failed, [503], 'a 503 was sent and counted before the host waits');
   });
 });

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { writeFileAtomic } from '../../../src/store/atomic-write.js';
 import { hookFs } from '../../support/fs-hook.js';
 import { leavesNoLitter } from '../../support/left-temps.js';
-import { tempOwner } from '../../../src/store/layout.js';
+import { tempOwner } from '../../../src/store/temp-names.js';
 import { freshDirs } from '../../support/temp-paths.js';
 import { nodeMount } from '../../../src/store/mount.js';
 

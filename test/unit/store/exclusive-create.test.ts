@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createExclusive } from '../../../src/store/exclusive-create.js';
-import { tempOwner } from '../../../src/store/layout.js';
+import { tempOwner } from '../../../src/store/temp-names.js';
 import { hookFsPromises } from '../../support/fs-hook.js';
 import { leavesNoLitter } from '../../support/left-temps.js';
 import { freshDirs } from '../../support/temp-paths.js';

@@ -6,7 +6,8 @@ import type { ReseedSink } from '../../../src/reseed/reseed-sink.js';
 import { Reseeder } from '../../../src/reseed/reseeder.js';
 import { writeFileAtomic } from '../../../src/store/atomic-write.js';
 import { currentHostSummary, readHostSummary, writeHostSummary } from '../../../src/store/host-summary.js';
-import { Layout, SUMMARY_DIR, tempName } from '../../../src/store/layout.js';
+import { Layout, SUMMARY_DIR } from '../../../src/store/layout.js';
+import { tempName } from '../../../src/store/temp-names.js';
 import { Mount } from '../../../src/store/mount.js';
 import { serializeRecord } from '../../../src/store/records.js';
 import { urlKey } from '../../../src/url/key.js';
@@ -110,7 +111,7 @@ describe('host summaries', () => {
     await fs.mkdir(`${ROOT}/${SUMMARY_DIR}`);
     // A writer killed before its rename: only its temp file is there, half written.
     const full = JSON.stringify({ v: 1, host: HOST, writtenAt: '', pages: [], links: [] });
-    await fs.writeNew(`${ROOT}/${SUMMARY_DIR}/${tempName(`${HOST}.json`, NODE, 1)}`, full.slice(0, 20));
+    await fs.writeNew(`${ROOT}/${SUMMARY_DIR}/${tempName(`${HOST}.json`, NODE, 'abc123', 1)}`, full.slice(0, 20));
     assert.equal(await readHostSummary(layout, HOST), undefined);
     assert.equal((await currentHostSummary(layout, HOST)).recordsRead, 3);
     for (const bad of [

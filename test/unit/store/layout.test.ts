@@ -2,16 +2,11 @@ import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import {
-  DIRS,
-  Layout,
-  MARKER_FILE,
-  nextTempName,
-  nextTempPath,
-  takeoverClaimPath,
-  tempName,
-  tempOwner,
-} from '../../../src/store/layout.js';
+import { DIRS, Layout, MARKER_FILE, takeoverClaimPath } from '../../../src/store/layout.js';
+import { Mount } from '../../../src/store/mount.js';
+import { nodeMountFs } from '../../../src/store/node-mount-fs.js';
+import { tempName, tempOwner } from '../../../src/store/temp-names.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 const KEY = '599370d5687c3fd078c314add6d37c2d714e57a5d9157d4a703cfcc0';
 
@@ -47,19 +42,19 @@ describe('Layout: where everything lives (docs/protocol.md)', () => {
 });
 
 describe('tempName and tempOwner', () => {
-  test('a temporary name is hidden and names its writer, a per-process tag and a sequence number', () => {
-    assert.match(tempName(`${KEY}.json`, 'ws1-1234', 35), new RegExp(`^\\.${KEY}\\.json~ws1-1234~[0-9a-z]{6}z\\.tmp$`));
-    assert.match(tempName('example.com.lease', 'n', 0), /^\.example\.com\.lease~n~[0-9a-z]{6}0\.tmp$/);
+  test('a temporary name is hidden and names its writer, the tag of its Mount and a sequence number', () => {
+    assert.equal(tempName(`${KEY}.json`, 'ws1-1234', 'abc123', 35), `.${KEY}.json~ws1-1234~abc123z.tmp`);
+    assert.equal(tempName('example.com.lease', 'n', '000000', 0), '.example.com.lease~n~0000000.tmp');
   });
 
   test('the same node id and sequence in another process gives another name', () => {
     // A killed run with the same --node-id may have left its temp file: a new run must not collide.
-    const here = tempName('x.json', 'n1', 0);
-    const module = new URL('../../../src/store/layout.js', import.meta.url).href;
+    const here = new Mount(nodeMountFs, new FakeClock()).nextTempName('x.json', 'n1');
+    const module = new URL('../../../src/store/mount.js', import.meta.url).href;
     const there = execFileSync(process.execPath, [
       '--input-type=module',
       '-e',
-      `import { tempName } from ${JSON.stringify(module)}; process.stdout.write(tempName('x.json', 'n1', 0));`,
+      `import { nodeMount } from ${JSON.stringify(module)}; process.stdout.write(nodeMount.nextTempName('x.json', 'n1'));`,
     ]).toString();
     assert.match(there, /^\.x\.json~n1~[0-9a-z]{7}\.tmp$/);
     assert.notEqual(there, here);
@@ -71,7 +66,7 @@ describe('tempName and tempOwner', () => {
     for (const id of ids) {
       for (const final of finals) {
         for (const seq of [0, 1, 36, 1_000_000]) {
-          const name = tempName(final, id, seq);
+          const name = tempName(final, id, 'q0q0q0', seq);
           assert.ok(name.startsWith('.'), name);
           assert.equal(tempOwner(name), id, name);
         }
@@ -96,10 +91,11 @@ describe('tempName and tempOwner', () => {
   });
 });
 
-describe('nextTempName, nextTempPath and takeoverClaimPath', () => {
-  test('one sequence for every writer of the process: never the same name twice, whichever file it is for', () => {
-    const names = [nextTempName('x.json', 'n1'), nextTempName('x.json', 'n1'), nextTempName('x.json', 'n1')];
-    const inDir = nextTempPath('/data/links/h/x.json', 'n1');
+describe('Mount.nextTempName, Mount.nextTempPath and takeoverClaimPath', () => {
+  test('one sequence for every writer through a Mount: never the same name twice, whichever file it is for', () => {
+    const mount = new Mount(nodeMountFs, new FakeClock());
+    const names = [mount.nextTempName('x.json', 'n1'), mount.nextTempName('x.json', 'n1'), mount.nextTempName('x.json', 'n1')];
+    const inDir = mount.nextTempPath('/data/links/h/x.json', 'n1');
     assert.equal(inDir.slice(0, '/data/links/h/'.length), '/data/links/h/');
     names.push(inDir.slice('/data/links/h/'.length));
     assert.equal(new Set(names).size, 4);
@@ -107,6 +103,15 @@ describe('nextTempName, nextTempPath and takeoverClaimPath', () => {
       assert.match(name, /^\.x\.json~n1~[0-9a-z]{7,}\.tmp$/);
       assert.equal(tempOwner(name), 'n1');
     }
+  });
+
+  test('a Mount with a random source (a test, a simulation) names the same way in every run, and a node made again later names otherwise', () => {
+    const clock = new FakeClock();
+    const random = (): number => 0.5;
+    const first = new Mount(nodeMountFs, clock, random).nextTempName('x.json', 'n1');
+    assert.equal(new Mount(nodeMountFs, clock, random).nextTempName('x.json', 'n1'), first);
+    clock.advance(1);
+    assert.notEqual(new Mount(nodeMountFs, clock, random).nextTempName('x.json', 'n1'), first);
   });
 
   test('the takeover claim of a lease: one name for every node, as docs/protocol.md spells it', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { writeFileAtomic, writeFilesAtomic } from '../../../src/store/atomic-write.js';
 import { createExclusive } from '../../../src/store/exclusive-create.js';
-import { tempOwner } from '../../../src/store/layout.js';
+import { tempOwner } from '../../../src/store/temp-names.js';
 import { Mount, nodeMount } from '../../../src/store/mount.js';
 import { readJsonValidated, readRecord } from '../../../src/store/read-record.js';
 import { FakeClock } from '../../support/fake-clock.js';
