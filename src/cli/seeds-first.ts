@@ -9,7 +9,8 @@ import { Layout } from '../store/layout.js';
  * mistyped command leaves no new data directory behind. NO_SEEDS: no URL, no --sitemap,
  * nothing in the data directory's seeds/, no --watch. SEEDS_FILTERED: URLs were given and
  * --include / --exclude leave out every one of them (the crawl would end at once with 0
- * pages). Reads only; a directory that does not exist has no seeds.
+ * pages). Reads only; a directory that does not exist has no seeds, one that cannot be read
+ * is not refused here.
  */
 export async function refuseWithoutSeeds(config: CrawlConfig): Promise<void> {
   if (config.seedUrls.length > 0) {
@@ -30,5 +31,6 @@ export async function refuseWithoutSeeds(config: CrawlConfig): Promise<void> {
     }
   }
   if (config.watch || config.seedUrls.length > 0 || (config.sitemapUrls ?? []).length > 0) return;
-  if (!(await hasSeeds(new Layout(config.dataDir)))) throw noSeedsError(config.dataDir);
+  // A seeds/ that cannot be read (a failing mount) is not known empty: the node starts and waits the mount out.
+  if (!(await hasSeeds(new Layout(config.dataDir)).catch(() => true))) throw noSeedsError(config.dataDir);
 }

@@ -23,6 +23,16 @@ export interface LeaseRecord {
   readonly hostname?: string;
   readonly pid?: number;
   readonly bootId?: string;
+  /** The holder's process (NodeRecord.incarnation): a lease of an earlier process of a node id that runs again is stale. */
+  readonly incarnation?: string;
+}
+
+/** Which process runs a node id now (Membership): a lease names the process that took it. */
+export interface NodeProcesses {
+  /** This node's process. */
+  readonly incarnation: string;
+  /** True when `nodeId` runs now in another process than `incarnation` (Membership.replaced). */
+  replaced(nodeId: string, incarnation: string): Promise<boolean>;
 }
 
 function asLeaseRecord(value: unknown): LeaseRecord {
@@ -49,16 +59,18 @@ export class Leases {
   readonly #layout: Layout;
   readonly #nodeId: string;
   readonly #isAlive: (nodeId: string) => boolean;
+  readonly #processes: NodeProcesses | undefined;
   readonly #held = new Map<string, string>(); // host dir -> token
   /** Held hosts whose lease a routine heartbeat has not read back yet in this turn (next last). */
   #readTurn: string[] = [];
   /** Takeover claims this node made, by host dir: removed when it gives the host up gracefully. */
   readonly #claims = new Map<string, string>();
 
-  constructor(layout: Layout, nodeId: string, isAlive: (nodeId: string) => boolean) {
+  constructor(layout: Layout, nodeId: string, isAlive: (nodeId: string) => boolean, processes?: NodeProcesses) {
     this.#layout = layout;
     this.#nodeId = nodeId;
     this.#isAlive = isAlive;
+    this.#processes = processes;
   }
 
   /** Host dirs whose lease this node holds. */
@@ -79,7 +91,8 @@ export class Leases {
 
   /**
    * Tries to take the lease of a host. Fails (without waiting) when a live node holds it;
-   * takes it over when its holder is dead, or is an earlier run that used this node id.
+   * takes it over when its holder is dead, or is an earlier process of this node id or of a
+   * node id that runs again in another process.
    */
   async acquire(hostDir: string): Promise<AcquireResult> {
     if (this.#held.has(hostDir)) return { ok: true };
@@ -96,6 +109,7 @@ export class Leases {
         hostname: hostname(),
         pid: process.pid,
         bootId: bootId(),
+        ...(this.#processes && { incarnation: this.#processes.incarnation }),
       };
       let created = false;
       try {
@@ -114,7 +128,8 @@ export class Leases {
       const stale =
         current.node === this.#nodeId ||
         (current.pid !== undefined && isDeadLocalProcess(current as Required<LeaseRecord>)) ||
-        !this.#isAlive(current.node);
+        !this.#isAlive(current.node) ||
+        (await this.#earlierProcess(current));
       if (!stale) return { ok: false, holder: current.node };
       // Only one node may take over a given stale lease: the one that creates its takeover
       // claim. Others (whose view of who is alive briefly differs) try again later, so none
@@ -126,6 +141,15 @@ export class Leases {
     }
     const current = await this.read(hostDir);
     return { ok: false, holder: current?.node ?? 'unknown' };
+  }
+
+  /**
+   * A lease of a node id that runs again in another process (restarted within --dead-after, so
+   * never counted dead): the new process does not know it holds it and, when the host is not
+   * its own by rendezvous, would never let it go; the host's owner would wait for good.
+   */
+  async #earlierProcess(lease: LeaseRecord): Promise<boolean> {
+    return lease.incarnation !== undefined && this.#processes !== undefined && this.#processes.replaced(lease.node, lease.incarnation);
   }
 
   /**

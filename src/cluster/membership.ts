@@ -47,6 +47,25 @@ export class Membership {
     return this.#options.nodeId;
   }
 
+  /** This node's process (NodeRecord.incarnation): the leases it takes name it. */
+  get incarnation(): string {
+    return this.#self.incarnation;
+  }
+
+  /**
+   * True when node `nodeId` runs now in another process than `incarnation` (docs/protocol.md,
+   * "Who crawls what"): its record, read now (after the lease that names `incarnation`, and a
+   * process writes its record before it takes a lease), names another. Such a lease is an
+   * earlier process's, which no live process holds. The process the last observe saw is taken
+   * as running without a read (a lease of it blocks, the usual case, at no cost). Throws what
+   * the read throws, but for a record that is absent or torn (false: the other rules decide).
+   */
+  async replaced(nodeId: string, incarnation: string): Promise<boolean> {
+    if (this.#peers.get(nodeId)?.record.incarnation === incarnation) return false;
+    const read = await readRecord(this.#layout.mount, this.#layout.node(nodeId), asNodeRecord);
+    return read.kind === 'value' && read.value.incarnation !== undefined && read.value.incarnation !== incarnation;
+  }
+
   /** Monotonic time of the last heartbeat that reached the mount. */
   get lastBeatOk(): number {
     return this.#self.lastBeatOk;

@@ -12,6 +12,12 @@ export interface NodeRecord {
   readonly bootId: string;
   readonly heartbeatMs: number;
   readonly startedAt: string;
+  /**
+   * Random per start of the node's process: tells it from an earlier process that ran the same
+   * node id, whose leases it does not hold (docs/protocol.md, "Who crawls what"). Absent in
+   * records of older versions.
+   */
+  readonly incarnation?: string;
   /** Wall-clock time of this write, for people (never compared across machines). */
   readonly updatedAt: string;
   readonly round: number;

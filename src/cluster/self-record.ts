@@ -27,6 +27,8 @@ export class SelfRecord {
   readonly #options: SelfRecordOptions;
   readonly #clock: Clock;
   readonly #startedAt: string;
+  /** Random per process (NodeRecord.incarnation): its leases name it too. */
+  readonly incarnation: string;
   #counter = 0;
   #idleEpoch = 0;
   #idleSince: number | undefined;
@@ -42,6 +44,7 @@ export class SelfRecord {
     this.#options = options;
     this.#clock = clock;
     this.#startedAt = new Date(clock.now()).toISOString();
+    this.incarnation = layout.mount.newId();
     this.#lastBeatOk = clock.monotonic();
   }
 
@@ -92,6 +95,7 @@ export class SelfRecord {
       bootId: bootId(),
       heartbeatMs: this.#options.heartbeatMs,
       startedAt: this.#startedAt,
+      incarnation: this.incarnation,
       updatedAt: new Date(this.#clock.now()).toISOString(),
       ...status,
     };

@@ -5,10 +5,10 @@ import type { CrawlConfig } from '../config/crawl-config.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import { sweepStaleTemps } from '../store/temp-sweeper.js';
-import { SelfFence } from './self-fence.js';
 import { DeadWarcSweeper } from '../warc/dead-writer-repair.js';
 import { demand, spareSlots } from './host-lending.js';
 import type { Parts } from './node-parts.js';
+import { SelfFence } from './self-fence.js';
 import { hostLoads, SurplusLender } from './surplus-lender.js';
 
 /** Every how many heartbeats stale temp files in shared directories are swept. */
@@ -71,7 +71,8 @@ export class Heartbeat {
   #ticks = 0;
   /** Whether the end rule's view held at the last heartbeat: every live node idle, every peer's record written since. */
   #endableSeen = false;
-  readonly #fence: SelfFence;
+  /** Whether this node may act on its hosts (docs/protocol.md, "Self-fencing"). */
+  readonly fence: SelfFence;
   #closed = false;
   /** start() was called: before it, a beatSoon() (a sibling's nudge while this node joins) does nothing. */
   #started = false;
@@ -82,7 +83,7 @@ export class Heartbeat {
 
   constructor(deps: HeartbeatDeps) {
     this.#d = deps;
-    this.#fence = new SelfFence(() => deps.clock.monotonic() - deps.parts.membership.lastBeatOk, deps.config.deadAfterMs);
+    this.fence = new SelfFence(deps.clock, deps.config, () => deps.parts.membership.lastBeatOk);
     this.#lender = new SurplusLender({ ...deps, stopping: () => deps.events.stopping(), fenced: () => this.fenced() });
   }
 
@@ -150,14 +151,9 @@ export class Heartbeat {
     }
   }
 
-  /** True when this node has not reached the mount for long enough that others may count it dead. */
+  /** True when this node may be counted dead by others, or was a moment ago (SelfFence). */
   fenced(): boolean {
-    return this.#fence.fenced;
-  }
-
-  /** Every lease was read back after a heartbeat got through (SelfFence). */
-  leasesReadBack(): void {
-    this.#fence.leasesReadBack();
+    return this.fence.fenced();
   }
 
   /**
@@ -214,10 +210,9 @@ export class Heartbeat {
     try {
       this.#ticks++;
       await p.guard.checkMarker();
-      // Fenced as the record goes out (the steps before may have waited on a stalled mount): the
-      // fence then holds until the leases are read back (SelfFence), although the record gets through.
-      const wasFenced = this.#fence.beatGoesOut();
+      const wasFenced = this.fence.beforeRecord();
       await p.membership.beat(this.status());
+      this.fence.recordOut();
       // The mount takes writes: temporary files a fault left (a write that failed and could
       // not be removed then, this heartbeat's own among them) go now.
       await p.layout.mount.temps.removeLeft();
@@ -264,12 +259,12 @@ export class Heartbeat {
       const endable = idleSince < Infinity && p.membership.peersWroteAfter() >= idleSince;
       if (endable && !this.#endableSeen && stats.state === 'idle') events.wake();
       this.#endableSeen = endable;
-      if (ownership.partition === 'host') {
+      await this.fence.readLeasesBack(async () => {
+        if (ownership.partition !== 'host') return;
         p.keeper.dropLost(await p.leases.verify(changed || wasFenced ? 'all' : 'some'));
         p.keeper.retryBlocked();
         await p.keeper.releaseOrphanLeases();
-      }
-      this.leasesReadBack();
+      });
       // Lending on the records just read (no lending in the first heartbeats: nodes started
       // together have not seen each other yet). The record that names the lends is written
       // at once, then the lent hosts' queues: borrowers wait for them.
@@ -277,7 +272,7 @@ export class Heartbeat {
         await p.membership.beat(this.status());
         await p.handoffs?.outbox.flush();
       }
-      if (wasFenced) log.info('reached the mount again');
+      if (wasFenced && !this.fenced()) log.info('reached the mount again');
       const serverNow = p.membership.serverTime?.mtimeMs;
       // And at once when a node was lost: what it was writing when it was killed goes before the crawl may end.
       if ((this.#ticks % SWEEP_EVERY === 1 || departed.lost.length > 0) && serverNow !== undefined) {

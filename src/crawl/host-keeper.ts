@@ -180,7 +180,8 @@ export class HostKeeper {
     // With a lease, every temp file of the host is a previous owner's; without (URL
     // partitioning), only those of nodes that are gone.
     const exclusive = this.#d.ownership.partition === 'host';
-    const listing = await store.listHost(host.dir, (id) => exclusive || (id !== config.nodeId && membership.isGone(id)));
+    const isGone = (id: string): boolean => exclusive || (id !== config.nodeId && membership.isGone(id));
+    const listing = await store.listHost(host.dir, isGone, exclusive && this.#d.summaries !== undefined);
     if (host.phase !== 'loading') return; // let go meanwhile
     if (listing.removedTemps > 0) log.debug('removed stale temp files', { host: host.dir, count: listing.removedTemps });
     for (const [key, rec] of listing.errs) if (!listing.linksKeys.has(key)) host.errsRecorded(key, rec);

@@ -68,9 +68,13 @@ export class MountGuard {
     this.deps.log.warn('the mount is back: crawling again');
   }
 
-  /** A page was stored: the mount works. */
+  /**
+   * A page was stored: the mount works. During a fault (a page whose request was in flight
+   * when it came, written once the mount answered again) its clock starts again now: cleared,
+   * `expired` would have counted it from the clock's origin and given up at once.
+   */
   stored(): void {
-    this.#firstAt = undefined;
+    this.#firstAt = this.#fault === undefined ? undefined : this.deps.clock.monotonic();
   }
 
   /** Throws EMOUNTLOST when the data directory's marker is gone or is another directory's. */

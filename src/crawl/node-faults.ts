@@ -66,10 +66,14 @@ export class NodeFaults {
       await this.#d.sleep(Math.min(2_000, this.#d.config.heartbeatMs));
       try {
         await p.guard.checkMarker();
+        const { fence } = this.#d.heartbeat;
+        fence.beforeRecord();
         await p.membership.beat(this.#d.heartbeat.status('waiting'));
+        fence.recordOut();
         await p.store.probe();
-        if (this.#d.ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify('all'));
-        this.#d.heartbeat.leasesReadBack();
+        await fence.readLeasesBack(async () => {
+          if (this.#d.ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify('all'));
+        });
         // Pages fetched but not written when the fault came (temporary files it left go at
         // the next heartbeat, which removes them once its own record is written).
         await p.requests.commitUnwritten();

@@ -1,35 +1,72 @@
+import type { Clock } from '../config/clock.js';
+
 /**
- * Self-fencing (docs/protocol.md, "Self-fencing"): a node that has not reached the mount for
- * half of --dead-after may be counted dead by others, so it starts no request and commits no
- * page. Its fence lifts once a heartbeat got through and it has read back every lease it holds
- * twice, at that beat and at the next: a peer that counted it dead on a view of nodes/ from
- * before the beat may take a lease over just after the first read-back, and the second sees it.
+ * How long after the record that ends a fence the node stays fenced, in heartbeats: a peer
+ * reads nodes/ once a heartbeat (on a clock that may run slower than this node's), and one
+ * that read it just before that record went out still counts this node dead, and may take
+ * its hosts over, until its next read (docs/protocol.md, "Self-fencing").
+ */
+export const PEER_VIEW_BEATS = 1.5;
+
+/**
+ * Whether this node may act on the hosts it holds (docs/protocol.md, "Self-fencing"): not
+ * while its heartbeat has not reached the mount for --dead-after / 2 (others may count it
+ * dead), nor after that until a record got through and every lease was read back, starting
+ * PEER_VIEW_BEATS heartbeats after that record went out.
  */
 export class SelfFence {
-  readonly #silentFor: () => number;
-  readonly #limitMs: number;
-  /** Read-backs of every lease still owed before the fence lifts. */
-  #readBacksOwed = 0;
+  readonly #clock: Clock;
+  readonly #o: { readonly heartbeatMs: number; readonly deadAfterMs: number };
+  /** Monotonic time of the last record that reached the mount (counted from when it was sent). */
+  readonly #lastBeatOk: () => number;
+  /** A record went out while fenced: the leases must be read back before the fence lifts. */
+  #leasesInDoubt = false;
+  /** When the first record after the fence went out: peers see it from their next read. */
+  #backAt: number | undefined;
 
-  /** `silentFor`: how long since the node's last heartbeat got through (from when it was sent). */
-  constructor(silentFor: () => number, deadAfterMs: number) {
-    this.#silentFor = silentFor;
-    this.#limitMs = deadAfterMs / 2;
+  constructor(clock: Clock, options: { readonly heartbeatMs: number; readonly deadAfterMs: number }, lastBeatOk: () => number) {
+    this.#clock = clock;
+    this.#o = options;
+    this.#lastBeatOk = lastBeatOk;
   }
 
-  /** True while others may count this node dead, or its leases are not read back yet. */
-  get fenced(): boolean {
-    return this.#readBacksOwed > 0 || this.#silentFor() > this.#limitMs;
+  /** True when this node must not start requests nor commit pages. */
+  fenced(): boolean {
+    return this.#leasesInDoubt || this.#silentTooLong();
   }
 
-  /** As a heartbeat's record goes out: true when it goes out fenced (the leases are then read back in full). */
-  beatGoesOut(): boolean {
-    if (this.#silentFor() > this.#limitMs) this.#readBacksOwed = 2;
-    return this.#readBacksOwed > 0;
+  #silentTooLong(): boolean {
+    return this.#clock.monotonic() - this.#lastBeatOk() > this.#o.deadAfterMs / 2;
   }
 
-  /** Every lease was read back after a heartbeat got through. */
-  leasesReadBack(): void {
-    this.#readBacksOwed = Math.max(0, this.#readBacksOwed - 1);
+  /**
+   * Before this node's record is written (the steps before may have waited on a stalled mount):
+   * fenced as it goes out, the fence then holds until the leases are read back, although the
+   * record gets through. True when the record goes out fenced: every lease is to be read back.
+   */
+  beforeRecord(): boolean {
+    if (this.#silentTooLong()) {
+      this.#leasesInDoubt = true;
+      this.#backAt = undefined;
+    }
+    return this.#leasesInDoubt;
+  }
+
+  /** The record went out (Membership.beat returned). */
+  recordOut(): void {
+    if (this.#leasesInDoubt) this.#backAt ??= this.#lastBeatOk();
+  }
+
+  /**
+   * Reads every lease back (`read`, which lets go of those lost) and lifts the fence, unless
+   * the reads began less than PEER_VIEW_BEATS heartbeats after the record that ended it (a
+   * peer may take a host over after them): then the next read-back decides.
+   */
+  async readLeasesBack(read: () => Promise<void>): Promise<void> {
+    const from = this.#clock.monotonic();
+    await read();
+    if (this.#backAt !== undefined && from < this.#backAt + PEER_VIEW_BEATS * this.#o.heartbeatMs) return;
+    this.#leasesInDoubt = false;
+    this.#backAt = undefined;
   }
 }

@@ -23,11 +23,17 @@ export async function writeSeeds(layout: Layout, urls: readonly string[], nodeId
   );
 }
 
-/** True when seeds/ holds at least one seed. */
+/**
+ * True when seeds/ holds at least one seed; false when it is empty or not there. Throws any
+ * other error: a mount that fails (EIO) says nothing about the seeds, and a node that took it
+ * for "nothing to crawl" stopped for good where it waits out the mount (docs/errors.md).
+ */
 export async function hasSeeds(layout: Layout): Promise<boolean> {
   try {
     return (await layout.fs.readdir(layout.dir('seeds'))).some((n) => n.endsWith('.url'));
-  } catch {
-    return false;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw err;
   }
 }

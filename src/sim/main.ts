@@ -94,6 +94,12 @@ async function main(argv: readonly string[]): Promise<number> {
   return violations > 0 ? 1 : 0;
 }
 
+// A reader that closes early (`| head`) ends the run quietly, as it would any command-line tool.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(0);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -5,6 +5,7 @@ import { writeFileAtomic, writeFilesAtomic } from './atomic-write.js';
 import type { DirHandles } from './dir-handles.js';
 import { Layout, type HostKind } from './layout.js';
 import { tempOwner } from './temp-names.js';
+import { readSummaryFile } from './host-summary.js';
 import { readRecord } from './read-record.js';
 import { asErrsRecord, serializeRecord, type ErrsRecord, type LinksRecord } from './records.js';
 import type { WriteThread } from './write-thread.js';
@@ -184,11 +185,18 @@ export class HostStore {
    * Lists a host's directories once (no stat per URL): the keys with links records, the errs
    * records, and removes temporary files whose writer `isGone` says is dead or is a previous
    * incarnation (docs/protocol.md, invariant 4). Missing directories are an empty host.
+   * `withSummary`: the pages the host's summary names count as keys with links records.
    */
-  async listHost(hostDir: string, isGone: (nodeId: string) => boolean): Promise<HostListing> {
-    const [html, links, errs] = await Promise.all((['html', 'links', 'errs'] as const).map((kind) => this.#list(kind, hostDir)));
+  async listHost(hostDir: string, isGone: (nodeId: string) => boolean, withSummary = false): Promise<HostListing> {
+    const [[html, links, errs], summary] = await Promise.all([
+      Promise.all((['html', 'links', 'errs'] as const).map((kind) => this.#list(kind, hostDir))),
+      withSummary ? readSummaryFile(this.#layout, hostDir) : undefined,
+    ]);
     let removedTemps = 0;
-    const linksKeys = new Set<string>();
+    // The pages of the host's summary are done too: a listing may lag a hand-over by the mount's
+    // cache time, and the previous holder wrote the summary before it released the lease, read
+    // whole now, after this node took it (docs/protocol.md, "Host summaries").
+    const linksKeys = new Set<string>(summary?.pages.map(([key]) => key));
     const errKeys: string[] = [];
     const removals: Promise<void>[] = [];
     for (const [kind, names, into] of [

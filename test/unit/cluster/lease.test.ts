@@ -155,6 +155,32 @@ describe('Leases.acquire', () => {
     assert.deepEqual(await hostsDir(layout), [`${HOST}.lease`]);
   });
 
+  test('a lease of an earlier process of a live node id (its record names another process now) is taken over; one of the process that runs it blocks', async () => {
+    const layout = await freshLayout();
+    const asked: string[] = [];
+    const processes = {
+      incarnation: 'mine',
+      replaced: async (id: string, incarnation: string) => {
+        asked.push(`${id}:${incarnation}`);
+        return id === B && incarnation === 'before-restart';
+      },
+    };
+    await plantLease(layout, { node: B, incarnation: 'running' });
+    const a = new Leases(layout, A, alive, processes);
+    assert.deepEqual(await a.acquire(HOST), { ok: false, holder: B });
+    await rm(layout.lease(HOST));
+    await plantLease(layout, { node: B });
+    assert.deepEqual(await a.acquire(HOST), { ok: false, holder: B }, 'a lease of an older version names no process');
+    assert.deepEqual(asked, [`${B}:running`]);
+    await rm(layout.lease(HOST));
+    await plantLease(layout, { node: B, incarnation: 'before-restart' });
+    assert.deepEqual(await a.acquire(HOST), { ok: true, tookOver: B });
+    const lease = await readLease(layout);
+    assert.equal(lease?.node, A);
+    assert.equal(lease?.incarnation, 'mine', 'the new lease names the process of its taker');
+    assert.deepEqual(await hostsDir(layout), [`${HOST}.lease`]);
+  });
+
   test('a lease of a process of this machine that no longer runs is taken over at once', async (t) => {
     if (bootId() === '') return t.skip('no /proc boot id on this system');
     const layout = await freshLayout();

@@ -426,6 +426,35 @@ describe('Membership: the last busy peer (the end, sooner)', () => {
   });
 });
 
+describe('Membership: which process runs a node id', () => {
+  test("replaced: true only when the id's record, read now, names another process than the one given, and the last observe did too", async () => {
+    const layout = await freshLayout();
+    const { m } = setup(layout);
+    await writeRecord(layout, remoteRecord(PEER, 1, { incarnation: 'first' }));
+    await m.observe();
+    assert.equal(await m.replaced(PEER, 'first'), false, 'the process seen runs it');
+    await writeRecord(layout, remoteRecord(PEER, 1, { incarnation: 'second' }));
+    assert.equal(await m.replaced(PEER, 'second'), false, 'the process that runs it now, not yet observed');
+    assert.equal(await m.replaced(PEER, 'first'), false, 'the process last observed: taken as running until an observe says otherwise');
+    await m.observe();
+    assert.equal(await m.replaced(PEER, 'first'), true, 'an earlier process: the id runs again in another');
+    await writeRecord(layout, remoteRecord(OTHER, 1));
+    assert.equal(await m.replaced(OTHER, 'first'), false, 'a record of an older version names no process');
+    assert.equal(await m.replaced('never-seen', 'first'), false, 'no record: the other rules decide');
+  });
+
+  test('beat names this process, the same at every beat and another in another Membership of the same id', async () => {
+    const layout = await freshLayout();
+    const { m } = setup(layout);
+    const status = { state: 'crawling', round: 0, hostsOwned: 0, pages: 0, errors: 0, queued: 0, inFlight: 0, rate: 0 } as const;
+    await m.beat(status);
+    await m.beat(status);
+    const record = JSON.parse(await readFile(layout.node(SELF), 'utf8')) as NodeRecord;
+    assert.equal(record.incarnation, m.incarnation);
+    assert.notEqual(setup(layout).m.incarnation, m.incarnation);
+  });
+});
+
 describe('Membership: beat and leave', () => {
   test('a record that goes out more than half of dead-after after the one before it is a silence, taken once (the next reseed is full)', async () => {
     const layout = await freshLayout();

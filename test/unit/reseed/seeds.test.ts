@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hasSeeds, writeSeeds } from '../../../src/reseed/seeds.js';
+import { systemClock } from '../../../src/config/clock.js';
 import { Layout } from '../../../src/store/layout.js';
+import { Mount } from '../../../src/store/mount.js';
+import { nodeMountFs } from '../../../src/store/node-mount-fs.js';
 import { urlKey } from '../../../src/url/key.js';
 
 let root: string;
@@ -60,5 +63,11 @@ describe('hasSeeds', () => {
     assert.equal(await hasSeeds(layout), false);
     await writeSeeds(layout, ['http://example.org/'], 'ws1-100');
     assert.equal(await hasSeeds(layout), true);
+  });
+
+  test('a listing that fails otherwise (EIO: the mount) is thrown, not taken for "no seeds"', async () => {
+    const eio = Object.assign(new Error('EIO: i/o error, scandir'), { code: 'EIO' });
+    const failing = new Mount({ ...nodeMountFs, readdir: () => Promise.reject(eio) }, systemClock);
+    await assert.rejects(hasSeeds(new Layout((await freshLayout()).root, failing)), { code: 'EIO' });
   });
 });

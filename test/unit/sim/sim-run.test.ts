@@ -71,13 +71,42 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test('seeds 5464, 757, 1508, 5543, 5623: a lease left by a node killed and restarted with the same id within dead-after, of a host its new process does not own, is taken over by the owner (it waited for a live holder for good: the crawl never ended)', async () => {
+    const r = await runSeed(5464, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@1693 restart\+5713,/);
+    assert.deepEqual(r.violations, []);
+    for (const seed of [757, 1508, 5543, 5623])
+      assert.deepEqual((await runSeed(seed, { factory: realNode })).violations, [], `seed ${seed}`);
+  });
+
+  test("seeds 56, 25, 140, 172, 258, 278, 280: a host handed over between live nodes on NFS with cached listings is not fetched again by its new owner (its listing predated the previous owner's last commits; the summary written at release covers them)", async () => {
+    const r = await runSeed(56, { factory: realNode });
+    assert.match(r.header[0]!, /mount nfs cache 300/);
+    assert.match(r.header[1]!, /join n4@1286/);
+    assert.deepEqual(r.violations, []);
+    for (const seed of [25, 140, 172, 258, 278, 280])
+      assert.deepEqual((await runSeed(seed, { factory: realNode })).violations, [], `seed ${seed}`);
+  });
+
+  test('seed 769: a page written during a fault of the mount does not make the node give up on it at once (test/unit/crawl/mount-guard.test.ts has the case itself)', async () => {
+    const r = await runSeed(769, { factory: realNode });
+    assert.match(r.header[1]!, /eio all 3414\.\.3415/);
+    assert.deepEqual(r.violations, []);
+  });
+
+  test('seed 6622: a node whose listing of seeds/ failed on EIO as it joined waits out the mount, rather than stop with "nothing to crawl"', async () => {
+    const r = await runSeed(6622, { factory: realNode });
+    assert.match(r.header[1]!, /eio all 57\.\.1701/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('seeds 1 to 50 on a mount without caches keep every property (docs/simulator.md, "What it found")', async () => {
     const failing: number[] = [];
     for (let seed = 1; seed <= 50; seed++) {
       const r = await runSeed(seed, { factory: realNode, cacheMs: 0 });
       if (r.violations.length > 0) failing.push(seed);
     }
-    assert.deepEqual(failing, []);
+    assert.deepEqual(failing, [], `failing seeds: ${failing.join(', ')}`);
   });
 
   test('a mount whose link replaces an existing name (no exclusive create) breaks a property within the first seeds', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DirHandles } from '../../../src/store/dir-handles.js';
 import { HostStore } from '../../../src/store/host-store.js';
+import { addRecord, emptySummary, writeHostSummary } from '../../../src/store/host-summary.js';
 import { DIRS, Layout } from '../../../src/store/layout.js';
 import { RECORD_VERSION, serializeRecord, type ErrsRecord, type LinksRecord } from '../../../src/store/records.js';
 import { urlKey } from '../../../src/url/key.js';
@@ -250,6 +251,18 @@ describe('HostStore.listHost', () => {
     assert.deepEqual([...listing.errs.keys()], [K3]);
     assert.deepEqual(listing.errs.get(K3), e3);
     assert.equal(listing.removedTemps, 0);
+  });
+
+  test('withSummary: the pages of the host summary count as links records, also those the listing lacks (a listing that lags a hand-over)', async () => {
+    const { layout, store } = await freshStore();
+    await store.writePage(HOST, K1, null, linksRecord('/one'));
+    const summary = emptySummary();
+    addRecord(summary, K1, linksRecord('/one'));
+    addRecord(summary, K2, linksRecord('/two'));
+    await writeHostSummary(layout, HOST, summary, { nodeId: NODE, fsync: false, nowMs: 0 });
+    assert.deepEqual([...(await store.listHost(HOST, () => true)).linksKeys], [K1], 'without: the listing only');
+    assert.deepEqual([...(await store.listHost(HOST, () => true, true)).linksKeys].sort(), [K1, K2].sort());
+    assert.deepEqual([...(await store.listHost('other.example', () => true, true)).linksKeys], [], 'no summary: the listing');
   });
 
   test('removes temp files whose writer is gone and keeps the others', async () => {
