@@ -8,25 +8,21 @@
  * every page with a small page without links. The bench writes `--records` links records of
  * those hosts into a fresh data directory, as nodes would have left them (host-major, real
  * field set and serialization; links to pages of the same host and of others, all of them
- * pages that have a record), then runs `node bin/mountcrawl.js crawl` on it as a user resumes
+ * pages that have a record; bench/synthetic-crawl.ts), then runs `node bin/mountcrawl.js crawl` on it as a user resumes
  * a crawl: seeded with each host's `/`, the node takes every host, lists its records (each
  * key a URL it knows as done), reseeds from all of them (each link offered and found known),
  * fetches the 100 seeds and ends. Its peak RSS is measured with GNU time.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LoopbackSite } from '../src/site/site-server.js';
 import { Layout } from '../src/store/layout.js';
-import { serializeRecord, type LinksRecord } from '../src/store/records.js';
-import { urlKey } from '../src/url/key.js';
-import { mapLimit } from '../src/util/map-limit.js';
 import { benchArgs } from './args.js';
-import { benchLinksRecord } from './links-record.js';
 import { haveGnuTime, wholeArg } from './measure.js';
-import { rng } from './pages.js';
 import { MOUNTCRAWL_BIN } from './peers.js';
+import { writeSyntheticCrawl } from './synthetic-crawl.js';
 
 const { values: o } = benchArgs({
   options: {
@@ -57,37 +53,10 @@ const site = await LoopbackSite.start({
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>seed</title><p>no links here</p>');
   },
 });
-const perHost = Math.ceil(records / hostCount);
-const pageUrl = (h: number, j: number): string => `${site.hosts[h]!.origin}/articles/${j % 97}/story-${j}.html`;
-
-/** The links record of page j of host h: links to pages of the same host (80%) and of others, all of them recorded. */
-function record(h: number, j: number): LinksRecord {
-  const r = rng(h * 7_000_003 + j);
-  const links = new Set<string>();
-  for (let k = 0; k < linksPerRecord; k++) {
-    const other = r() < 0.2 ? Math.floor(r() * hostCount) : h;
-    links.add(pageUrl(other, Math.floor(r() * Math.min(perHost, Math.floor(records / hostCount)))));
-  }
-  return benchLinksRecord(pageUrl(h, j), site.hosts[h]!.hostDir, j, [...links], r);
-}
-
 const root = o.data !== undefined ? resolve(o.data) : await mkdtemp(join(tmpdir(), 'mountcrawl-node-memory-'));
 try {
-  const layout = new Layout(root);
-  await mkdir(layout.dir('links'), { recursive: true });
-  for (const host of site.hosts) await mkdir(layout.hostDir('links', host.hostDir), { recursive: true });
-  const built = performance.now();
-  let written = 0;
-  const indexes = (function* () {
-    for (let i = 0; i < records; i++) yield i;
-  })();
-  await mapLimit(indexes, 64, async (i) => {
-    const h = i % hostCount;
-    const rec = record(h, Math.floor(i / hostCount));
-    await writeFile(layout.links(site.hosts[h]!.hostDir, urlKey(rec.url)), serializeRecord(rec));
-    if (++written % 100_000 === 0) log(`${written} records written`);
-  });
-  log(`${records} records of ${hostCount} hosts written in ${((performance.now() - built) / 1000).toFixed(1)} s; crawling`);
+  await writeSyntheticCrawl({ layout: new Layout(root), hosts: site.hosts, records, links: linksPerRecord, log });
+  log('crawling');
 
   const timeFile = join(root, '..', `node-memory-${process.pid}.time`);
   const args = ['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', root, '--no-progress', '--delay', '0'];
