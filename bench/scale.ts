@@ -73,7 +73,7 @@ const pageHosts: number[] = [];
 // Fixed ports, so that a crawl kept with --data is found again by its host directories.
 const site = await LoopbackSite.start({
   hosts: hostCount,
-  firstOctet: 10,
+  firstOctet: 2,
   ports: Array.from({ length: hostCount }, (_, i) => 30_000 + i),
   handle: (_req, res, host, path) => {
     if (path === '/robots.txt') {
