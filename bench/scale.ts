@@ -3,7 +3,7 @@
  * take over its largest host, and the memory of a node that knows ten million URLs.
  *
  *   node dist/bench/scale.js [--pages 1000000] [--hosts 1000] [--links 40] [--new-links 9]
- *     [--largest 0.05] [--data DIR] [--keep] [--only resume,takeover,memory] [--sshfs]
+ *     [--largest 0.05] [--data DIR] [--keep] [--only resume,takeover,memory] [--sshfs] [--port-base 30000]
  *
  * The crawl (bench/synthetic-crawl.ts): `--pages` links records over `--hosts` hosts of a
  * loopback site (the first host has `--largest` of them, the others even), each record with
@@ -50,6 +50,7 @@ const { values: o } = benchArgs({
     keep: { type: 'boolean', default: false },
     only: { type: 'string', default: 'resume,takeover,memory' },
     sshfs: { type: 'boolean', default: false },
+    'port-base': { type: 'string', default: '30000' },
   },
 });
 const NAME = 'scale bench';
@@ -59,13 +60,14 @@ const hostCount = wholeArg(NAME, 'hosts', o.hosts, 1);
 const links = wholeArg(NAME, 'links', o.links, 0);
 const newLinks = wholeArg(NAME, 'new-links', o['new-links'], 0);
 const largest = Number(o.largest);
+const portBase = wholeArg(NAME, 'port-base', o['port-base'], 1024);
 const only = new Set(o.only.split(','));
 if (!(largest >= 0 && largest < 1) || [...only].some((m) => !['resume', 'takeover', 'memory'].includes(m))) {
   log('--largest is a share below 1; --only names resume, takeover, memory');
   process.exit(2);
 }
-/** Pages of the resume and memory runs: enough to reach full speed, not the whole crawl. */
-const RESUME_PAGES = 20_000;
+/** Pages of the resume run: enough to reach full speed, not the whole crawl. */
+const RESUME_PAGES = Math.max(1, Math.min(20_000, Math.floor((pages * newLinks) / 10)));
 
 /** Start times (performance.now) of the page requests (not robots.txt) the site answered, and their hosts. */
 const pageTimes: number[] = [];
@@ -74,7 +76,7 @@ const pageHosts: number[] = [];
 const site = await LoopbackSite.start({
   hosts: hostCount,
   firstOctet: 2,
-  ports: Array.from({ length: hostCount }, (_, i) => 30_000 + i),
+  ports: Array.from({ length: hostCount }, (_, i) => portBase + i),
   handle: (_req, res, host, path) => {
     if (path === '/robots.txt') {
       res.writeHead(404).end();
@@ -85,8 +87,8 @@ const site = await LoopbackSite.start({
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>page</title><p>no links here</p>');
   },
 });
-if (site.hosts.some((h, i) => h.port !== 30_000 + i)) {
-  log('ports 30000 and up are taken');
+if (site.hosts.some((h, i) => h.port !== portBase + i)) {
+  log(`ports ${portBase} and up are taken (--port-base)`);
   await site.close();
   process.exit(2);
 }
