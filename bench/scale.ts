@@ -181,13 +181,10 @@ async function resume(): Promise<Record<string, unknown>> {
   const wallS = (performance.now() - started) / 1000;
   const starts = pageStarts(started);
   if (starts.length === 0) throw new Error(`the resumed node fetched nothing (exit ${code}): ${node.last.join(' | ')}`);
-  const perSecond: number[] = [];
-  for (const t of starts) {
-    const s = Math.floor((t - starts[0]!) / 1000);
-    perSecond[s] = (perSecond[s] ?? 0) + 1;
-  }
-  const best = Math.max(...perSecond.map((n) => n ?? 0));
-  const fullAt = perSecond.findIndex((n) => (n ?? 0) >= 0.8 * best);
+  const perSecond = new Array<number>(Math.floor((starts.at(-1)! - starts[0]!) / 1000) + 1).fill(0);
+  for (const t of starts) perSecond[Math.floor((t - starts[0]!) / 1000)]!++;
+  const best = Math.max(...perSecond);
+  const fullAt = perSecond.findIndex((n) => n >= 0.8 * best);
   const r = {
     exit: code,
     firstRequestS: round((starts[0]! - started) / 1000, 2),
