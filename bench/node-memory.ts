@@ -8,7 +8,7 @@
  * every page with a small page without links. The bench writes `--records` links records of
  * those hosts into a fresh data directory, as nodes would have left them (host-major, real
  * field set and serialization; links to pages of the same host and of others, all of them
- * pages that have a record), then runs `node bin/mountcrawl.js crawl` on it as a user resumes
+ * pages that have a record; bench/synthetic-crawl.ts), then runs `node bin/mountcrawl.js crawl` on it as a user resumes
  * a crawl: seeded with each host's `/`, the node takes every host, lists its records (each
  * key a URL it knows as done), reseeds from all of them (each link offered and found known),
  * fetches the 100 seeds and ends. Its peak RSS is measured with GNU time.
@@ -18,6 +18,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LoopbackSite } from '../src/site/site-server.js';
+import { Layout } from '../src/store/layout.js';
 import { benchArgs } from './args.js';
 import { haveGnuTime, wholeArg } from './measure.js';
 import { MOUNTCRAWL_BIN } from './peers.js';
@@ -54,8 +55,8 @@ const site = await LoopbackSite.start({
 });
 const root = o.data !== undefined ? resolve(o.data) : await mkdtemp(join(tmpdir(), 'mountcrawl-node-memory-'));
 try {
-  const seconds = await writeSyntheticCrawl(root, { records, hosts: site.hosts, links: linksPerRecord, log });
-  log(`${records} records of ${hostCount} hosts written in ${seconds.toFixed(1)} s; crawling`);
+  await writeSyntheticCrawl({ layout: new Layout(root), hosts: site.hosts, records, links: linksPerRecord, log });
+  log('crawling');
 
   const timeFile = join(root, '..', `node-memory-${process.pid}.time`);
   const args = ['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', root, '--no-progress', '--delay', '0'];

@@ -52,14 +52,17 @@ export async function buildReadCrawl(
   dir: string,
   options: { pages: number; hosts: number; links: number; summaries: boolean; log?: (line: string) => void },
 ): Promise<number> {
-  await openDataDir(dir, 'bench', { version: NORMALIZATION_VERSION, sessionParams: [] });
-  return writeSyntheticCrawl(dir, {
+  const { layout } = await openDataDir(dir, 'bench', { version: NORMALIZATION_VERSION, sessionParams: [] });
+  const started = performance.now();
+  await writeSyntheticCrawl({
+    layout,
     records: options.pages,
     hosts: namedHosts(options.hosts),
     links: options.links,
     summaries: options.summaries,
     ...(options.log !== undefined ? { log: options.log } : {}),
   });
+  return (performance.now() - started) / 1000;
 }
 
 /** Runs `mountcrawl ARGS` under GNU time, its stdout counted by lines (as `| wc -l`) and dropped. */

@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULTS, type CrawlConfig, type Partition, type Scope } from '../config/crawl-config.js';
 import {
@@ -65,7 +67,13 @@ export function addCrawlOptions(cmd: Command): Command {
     .option('--hook-timeout <seconds>', 'longest wait for one --hook call before its fallback', String(d.hookTimeoutMs / 1000))
     .option('--session-params <names>', "comma-separated parameters stripped from URLs ('' for none)", DEFAULT_SESSION_PARAMS.join(','))
     .option('--max-url-length <n>', 'longer URLs are dropped', String(DEFAULT_MAX_URL_LENGTH))
-    .option('--frontier-cap <n>', 'URLs held in memory; more wait on disk', String(d.frontierCap))
+    .option('--frontier-cap <n>', 'URLs queued (in memory or spilled); more wait on the mount', String(d.frontierCap))
+    .option(
+      '--frontier-memory <n>',
+      "URLs of the queues held in memory; a host's queue beyond it spills to a local file",
+      String(d.frontierMemory),
+    )
+    .option('--spill-dir <dir>', 'where spill files go (default: the OS temporary directory)')
     .option('--ignore-robots', 'do not fetch or obey robots.txt')
     .option('--keep <types>', 'also store bodies of these non-HTML media types in files/ (application/pdf,image/*), within --max-bytes')
     .option('--header <header>', "an extra request header 'Name: value' (repeatable)", collect)
@@ -167,6 +175,8 @@ export function buildCrawlConfig(
     normalize,
     sessionParamsExplicit: explicit('sessionParams'),
     frontierCap: parseWhole('--frontier-cap', str('frontierCap'), 1),
+    frontierMemory: parseWhole('--frontier-memory', str('frontierMemory'), 1),
+    ...(typeof o.spillDir === 'string' ? { spillDir: spillDirOrFail(o.spillDir) } : {}),
     robots: o.ignoreRobots !== true,
     obeyRelNofollow: o.obeyRelNofollow === true,
     ...(typeof o.keep === 'string' ? { keepTypes: parseKeepTypes(o.keep) } : {}),
@@ -195,4 +205,12 @@ export function buildCrawlConfig(
       : {}),
   };
   return Object.freeze(config);
+}
+
+/** --spill-dir must name a directory that exists (the node makes its own directory in it). */
+function spillDirOrFail(dir: string): string {
+  if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new FatalError('BAD_OPTION', `--spill-dir ${dir}: not a directory`, ExitCode.USAGE);
+  }
+  return resolve(dir);
 }

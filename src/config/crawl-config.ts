@@ -51,8 +51,12 @@ export interface CrawlConfig {
   readonly normalize: NormalizeOptions;
   /** True when --session-params was given (it must then match the data directory's). */
   readonly sessionParamsExplicit: boolean;
-  /** Most URLs held in memory in the frontier; more are left on disk for the next reseed. */
+  /** Most URLs queued (in memory or spilled); more are left on the mount for the next reseed. */
   readonly frontierCap: number;
+  /** URLs of the host queues held in memory before a queue's tail spills to a local file (docs/protocol.md, "Memory"). */
+  readonly frontierMemory: number;
+  /** Where this node's spill files go (its own directory in it); the OS's temporary directory by default. */
+  readonly spillDir?: string;
   readonly maxRedirects: number;
   /** Attempts of a URL that fails transiently before the failure becomes final. */
   readonly maxAttempts: number;
@@ -151,6 +155,7 @@ export const DEFAULTS = Object.freeze({
   userAgent: 'mountcrawl/0.1 (+https://www.npmjs.com/package/mountcrawl)',
   hookTimeoutMs: 10_000,
   frontierCap: 1_000_000,
+  frontierMemory: 100_000,
   maxRedirects: 10,
   maxAttempts: 3,
   retryBaseMs: 30_000,

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { HandoffExchange } from '../cluster/handoff-exchange.js';
 import { Leases } from '../cluster/lease.js';
 import { Membership } from '../cluster/membership.js';
@@ -9,6 +10,7 @@ import { RobotsCache } from '../fetch/robots.js';
 import { HostRobots } from './host-robots.js';
 import { Admission } from '../frontier/admission/admission.js';
 import { Frontier } from '../frontier/frontier.js';
+import { SpillRoom } from '../frontier/spill-room.js';
 import type { ScopeFilter } from '../frontier/scope.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
@@ -129,7 +131,13 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
   // Each part is made after the parts it calls; a part tells the node (control) what the
   // node must act on, and only the node starts requests (RequestRunner.pump).
   const abort = new AbortController();
-  const frontier = new Frontier({ config, clock, stats, events: { workReady: () => control.pump(), wake: () => control.wake() } });
+  const frontier = new Frontier({
+    config,
+    clock,
+    stats,
+    events: { workReady: () => control.pump(), wake: () => control.wake() },
+    spill: new SpillRoom(config.spillDir ?? tmpdir()),
+  });
   const recrawler =
     config.recrawl === undefined ? undefined : new Recrawler({ config, policy: config.recrawl, clock, log, layout, frontier });
   // Sitemaps (docs/sitemaps.md) when any were asked for; sitemaps/ on the mount may hold other nodes' --sitemap URLs.

@@ -4,6 +4,14 @@ import type { CrawlStats } from '../progress/stats.js';
 import { Ring } from '../util/ring.js';
 import { HostState } from './host-state.js';
 import type { QueueItem } from './host-queue.js';
+import type { SpillRoom } from './spill-room.js';
+
+/**
+ * URLs a host keeps in memory once the node's queues are over --frontier-memory (or that
+ * budget, if lower); its next ones spill. A host whose head is down to a quarter of it takes
+ * the next items of its spill file back.
+ */
+export const SPILL_HEAD = 64;
 
 /** What the frontier tells the node (it calls no other part). */
 export interface FrontierEvents {
@@ -18,6 +26,8 @@ export interface FrontierDeps {
   readonly clock: Clock;
   readonly stats: CrawlStats;
   readonly events: FrontierEvents;
+  /** Where host queues spill beyond --frontier-memory; without it, every queue stays in memory. */
+  readonly spill?: SpillRoom;
 }
 
 /** What to start next: a page of a host, or the host's robots.txt (its queue waits for it). */
@@ -29,8 +39,13 @@ export type Next =
  * The in-memory frontier (docs/architecture.md): per-host queues held in HostState, ordered
  * by priority (breadth first by depth unless a --hook priority says otherwise: host-queue.ts), a cap on URLs in memory, retries waiting for their time, and
  * the choice of what starts next: round robin over the hosts that are ready, each host's
- * politeness deciding when it may send again. URLs that do not fit are left on disk.
- * What may enter is decided before, by the admission chain (src/frontier/admission/).
+ * politeness deciding when it may send again. URLs that do not fit (--frontier-cap) are left
+ * on disk. What may enter is decided before, by the admission chain (src/frontier/admission/).
+ *
+ * Memory (docs/protocol.md, "Memory"): once the queues hold --frontier-memory URLs in memory,
+ * a host that has `SPILL_HEAD` in memory queues its next URLs in its spill file (HostWork),
+ * and takes them back, in order, as its head runs low. So memory holds at most about
+ * --frontier-memory URLs plus `SPILL_HEAD` per host, whatever the length of the queues.
  */
 export class Frontier {
   readonly #hosts = new Map<string, HostState>();
@@ -43,9 +58,16 @@ export class Frontier {
   /** Timers that queue a host's next retry when it is due. */
   readonly #retryTimers = new Map<HostState, Timer>();
   #queued = 0;
+  /** URLs queued in memory (the rest of `#queued` is spilled). */
+  #inMemory = 0;
+  #closed = false;
+
+  /** URLs a host keeps in memory before it spills (SPILL_HEAD, or less under a smaller budget). */
+  readonly #head: number;
 
   constructor(deps: FrontierDeps) {
     this.#deps = deps;
+    this.#head = Math.min(SPILL_HEAD, deps.config.frontierMemory);
   }
 
   /** Every host this node manages, by host directory. */
@@ -68,15 +90,23 @@ export class Frontier {
 
   /** Forgets a host this node let go (after its requests in flight), or a lease no host needed. */
   forget(hostDir: string): void {
+    const host = this.#hosts.get(hostDir);
+    if (host === undefined) return;
+    this.#track(host, () => host.closeSpill());
     this.#hosts.delete(hostDir);
   }
 
-  /** URLs queued in memory (retries waiting for their time not included). */
+  /** URLs queued, in memory or spilled (retries waiting for their time not included). */
   get queued(): number {
     return this.#queued;
   }
 
-  /** True when another URL fits in memory; otherwise counts it as cut (it stays on disk). */
+  /** URLs queued in memory. */
+  get inMemory(): number {
+    return this.#inMemory;
+  }
+
+  /** True when another URL fits under --frontier-cap; otherwise counts it as cut (it stays on disk). */
   hasRoom(): boolean {
     if (this.#queued < this.#deps.config.frontierCap) return true;
     this.#deps.stats.cut.frontierFull++;
@@ -85,7 +115,17 @@ export class Frontier {
 
   /** Queues an admitted URL (claiming it) and schedules its host. */
   enqueue(host: HostState, item: QueueItem, first = false): void {
-    host.push(item, first);
+    const room = this.#deps.spill;
+    const spill =
+      room !== undefined &&
+      !this.#closed &&
+      !first &&
+      (host.spilled > 0 || (this.#inMemory >= this.#deps.config.frontierMemory && host.inMemory >= this.#head));
+    if (spill) host.spill(item, () => room.file());
+    else {
+      host.push(item, first);
+      this.#inMemory++;
+    }
     this.#queued++;
     if (host.phase === 'ready') this.schedule(host);
   }
@@ -94,22 +134,29 @@ export class Frontier {
   requeue(host: HostState, item: QueueItem): void {
     host.push(item);
     this.#queued++;
+    this.#inMemory++;
   }
 
   /** Keeps only the queued items of a host for which `keep` is true; returns the others. */
   filterQueue(host: HostState, keep: (item: QueueItem) => boolean): QueueItem[] {
-    const dropped = host.filter(keep);
-    this.#queued -= dropped.length;
+    return this.#track(host, () => host.filter(keep));
+  }
+
+  /** Empties a host's queue (spill file included) and retries from memory (they are on disk), stops its timers, and returns them all. */
+  dropHost(host: HostState): QueueItem[] {
+    const dropped = this.#track(host, () => host.drain());
+    this.#stopTimers(host);
     return dropped;
   }
 
-  /** Empties a host's queue and retries from memory (they are on disk), stops its timers, and returns them all. */
-  dropHost(host: HostState): QueueItem[] {
+  /** Runs `change` on a host's queue and keeps the counts of queued URLs in step with it. */
+  #track<T>(host: HostState, change: () => T): T {
     const queued = host.queued;
-    const dropped = host.drain();
-    this.#queued -= queued;
-    this.#stopTimers(host);
-    return dropped;
+    const inMemory = host.inMemory;
+    const result = change();
+    this.#queued += host.queued - queued;
+    this.#inMemory += host.inMemory - inMemory;
+    return result;
   }
 
   /** A URL that failed transiently is queued again at `dueAt` (monotonic). */
@@ -166,8 +213,10 @@ export class Frontier {
         this.#wakeAt(host, at);
         continue;
       }
+      if (host.inMemory <= this.#head >> 2 && host.spilled > 0) this.#inMemory += host.unspill();
       const item = host.shift()!;
       this.#queued--;
+      this.#inMemory--;
       if (host.queued > 0) {
         this.#inRing.add(host);
         this.#ring.push(host);
@@ -177,9 +226,14 @@ export class Frontier {
     return undefined;
   }
 
-  /** Stops every timer (shutdown). */
+  /** Stops every timer and removes the spill files (shutdown); nothing spills after it. */
   close(): void {
-    for (const host of this.hosts.values()) this.#stopTimers(host);
+    for (const host of this.hosts.values()) {
+      this.#stopTimers(host);
+      this.#track(host, () => host.closeSpill());
+    }
+    this.#deps.spill?.close();
+    this.#closed = true;
   }
 
   #wakeAt(host: HostState, at: number): void {
@@ -204,7 +258,9 @@ export class Frontier {
       () => {
         this.#retryTimers.delete(host);
         if (host.phase !== 'ready') return;
-        this.#queued += host.promoteDueRetries(clock.monotonic());
+        const moved = host.promoteDueRetries(clock.monotonic());
+        this.#queued += moved;
+        this.#inMemory += moved;
         this.#armRetryTimer(host);
         this.schedule(host);
         this.#deps.events.wake();

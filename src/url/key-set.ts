@@ -1,93 +1,150 @@
-/** Slots (pairs of 32-bit words) of a new set; a power of two. */
+/** Slots of a new set; a power of two. */
 const INITIAL_SLOTS = 16;
+/** 32-bit words of a fingerprint: 128 bits of the key. */
+const WORDS = 4;
 
 /**
- * A set of keys (lowercase hex SHA-224, as `urlKey` makes them) held as their first 64 bits in
- * one typed array: about 16 bytes per key instead of about 100 for a `Set` of 56-character
- * strings, and nothing for the garbage collector to trace. A node keeps one per host for the
- * URLs it has done, and the reseeder one per directory for the records it has read, so a node
- * that knows millions of URLs stays within a few hundred MB.
+ * A set of keys (lowercase hex SHA-224, as `urlKey` makes them) held as their first 128 bits
+ * in one typed array: 21 to 43 bytes per key (16 a slot, a table between 3/8 and 3/4 full)
+ * instead of about 100 for a `Set` of 56-character strings, and nothing for the garbage
+ * collector to trace. A node keeps one per host for the URLs it has done and one for the URLs
+ * of its queue that wait in a spill file (src/frontier/spill-file.ts), and the reseeder one
+ * per directory for the records it has read.
  *
- * Two keys with the same first 64 bits count as one. For SHA-224 outputs that happens by
- * chance with probability about n^2 / 2^65: about 3e-8 for a million keys in one set (the
- * same trade Heritrix makes with its 64-bit URI fingerprints). Only `has` and `add` exist:
- * done is done.
+ * Two keys with the same first 128 bits count as one. A done key that stood for another one
+ * would make that URL look done and never fetched, so the fingerprint is long enough for this
+ * never to happen: for SHA-224 outputs the odds are about n^2 / 2^129, 1.5e-25 for ten
+ * million keys in one set (docs/protocol.md, "Memory"). With 64 bits, as before, they were
+ * n^2 / 2^65: 3e-8 for a million keys in one host, 3e-6 for ten million.
  *
  * Keys must be valid keys (callers check file names with `isKey`); the bits come from the
- * first 16 hex digits.
+ * first 32 hex digits.
  */
 export class KeySet {
-  /** Open addressing with linear probing: slot i is words 2i (high) and 2i + 1 (low); 0,0 is empty. */
-  #table = new Uint32Array(INITIAL_SLOTS * 2);
+  /** Open addressing with linear probing: slot i is words 4i to 4i + 3; all zero is empty. */
+  #table = new Int32Array(INITIAL_SLOTS * WORDS);
   #mask = INITIAL_SLOTS - 1;
   #size = 0;
-  /** The one key whose fingerprint is 0,0 (the empty slot's value) is kept aside. */
+  /** The one key whose fingerprint is all zero (the empty slot's value) is kept aside. */
   #hasZero = false;
+  /** The fingerprint of the last key parsed (`#parse`): no allocation per call. */
+  readonly #fp = new Int32Array(WORDS);
 
   get size(): number {
     return this.#size;
   }
 
   has(key: string): boolean {
-    const hi = hex32(key, 0);
-    const lo = hex32(key, 8);
-    if (hi === 0 && lo === 0) return this.#hasZero;
-    const i = this.#slot(hi, lo);
-    return this.#table[2 * i] !== 0 || this.#table[2 * i + 1] !== 0;
+    if (this.#parse(key)) return this.#hasZero;
+    return !this.#isEmpty(this.#slot());
   }
 
   /** Adds a key; true when it was not there yet. */
   add(key: string): boolean {
-    return this.addFingerprint(hex32(key, 0), hex32(key, 8));
+    return this.#addParsed(this.#parse(key));
   }
 
-  /** Adds a 64-bit fingerprint given as two unsigned 32-bit halves (as `add` takes them from a key); true when it was not there yet. */
+  /**
+   * Adds a 64-bit fingerprint given as two 32-bit halves (src/util/string-hash.ts: counting
+   * distinct strings without a SHA-224 each); true when it was not there yet. Not to be mixed
+   * with keys in one set.
+   */
   addFingerprint(hi: number, lo: number): boolean {
-    if (hi === 0 && lo === 0) {
+    const fp = this.#fp;
+    fp[0] = hi;
+    fp[1] = lo;
+    fp[2] = 0;
+    fp[3] = 0;
+    return this.#addParsed(fp[0] === 0 && fp[1] === 0);
+  }
+
+  /** Adds the fingerprint in `#fp` (`zero`: it is all zero). */
+  #addParsed(zero: boolean): boolean {
+    if (zero) {
       if (this.#hasZero) return false;
       this.#hasZero = true;
       this.#size++;
       return true;
     }
-    if (!this.#insert(hi, lo)) return false;
+    const i = this.#slot();
+    if (!this.#isEmpty(i)) return false;
+    this.#table.set(this.#fp, i * WORDS);
     this.#size++;
-    // Grow at half full: probes stay short (about 1.5 on a hit, 2.5 on a miss).
-    if (2 * this.#size > this.#mask + 1) this.#grow();
+    // Grow at 3/4 full: probes stay short (about 2.5 on a hit, 8.5 on a miss at the worst).
+    if (4 * this.#size > 3 * (this.#mask + 1)) this.#grow();
     return true;
   }
 
-  /** Writes a fingerprint into its slot; false when it was there already. */
-  #insert(hi: number, lo: number): boolean {
-    const i = this.#slot(hi, lo);
-    if (this.#table[2 * i] !== 0 || this.#table[2 * i + 1] !== 0) return false;
-    this.#table[2 * i] = hi;
-    this.#table[2 * i + 1] = lo;
-    return true;
-  }
-
-  /** The slot that holds this fingerprint, or the empty slot where it would go. */
-  #slot(hi: number, lo: number): number {
+  /** Removes a key; true when it was there. */
+  delete(key: string): boolean {
+    if (this.#parse(key)) {
+      if (!this.#hasZero) return false;
+      this.#hasZero = false;
+      this.#size--;
+      return true;
+    }
+    let hole = this.#slot();
+    if (this.#isEmpty(hole)) return false;
+    this.#size--;
+    // Backward shift: move later entries of the run into the hole when their first slot is
+    // not between the hole and them, so that no probe stops early at the emptied slot.
     const t = this.#table;
-    for (let i = lo & this.#mask; ; i = (i + 1) & this.#mask) {
-      const h = t[2 * i]!;
-      const l = t[2 * i + 1]!;
-      if ((h === hi && l === lo) || (h === 0 && l === 0)) return i;
+    const mask = this.#mask;
+    for (let j = (hole + 1) & mask; !this.#isEmpty(j); j = (j + 1) & mask) {
+      const home = t[j * WORDS + 1]! & mask;
+      if (((j - home) & mask) >= ((j - hole) & mask)) {
+        t.copyWithin(hole * WORDS, j * WORDS, j * WORDS + WORDS);
+        hole = j;
+      }
+    }
+    t.fill(0, hole * WORDS, hole * WORDS + WORDS);
+    return true;
+  }
+
+  /** Parses the key's fingerprint into `#fp`; true when it is all zero. */
+  #parse(key: string): boolean {
+    const fp = this.#fp;
+    for (let w = 0; w < WORDS; w++) fp[w] = hex32(key, 8 * w);
+    return fp[0] === 0 && fp[1] === 0 && fp[2] === 0 && fp[3] === 0;
+  }
+
+  #isEmpty(i: number): boolean {
+    const t = this.#table;
+    const at = i * WORDS;
+    return t[at] === 0 && t[at + 1] === 0 && t[at + 2] === 0 && t[at + 3] === 0;
+  }
+
+  /** The slot that holds `#fp`, or the empty slot where it would go. */
+  #slot(): number {
+    const t = this.#table;
+    const fp = this.#fp;
+    const a = fp[0]!;
+    const b = fp[1]!;
+    const c = fp[2]!;
+    const d = fp[3]!;
+    for (let i = b & this.#mask; ; i = (i + 1) & this.#mask) {
+      const at = i * WORDS;
+      const w0 = t[at]!;
+      const w1 = t[at + 1]!;
+      if (w0 === a && w1 === b && t[at + 2] === c && t[at + 3] === d) return i;
+      if (w0 === 0 && w1 === 0 && t[at + 2] === 0 && t[at + 3] === 0) return i;
     }
   }
 
   #grow(): void {
     const old = this.#table;
-    this.#table = new Uint32Array(old.length * 2);
-    this.#mask = old.length - 1; // old.length / 2 slots before, twice that now
-    for (let i = 0; i < old.length; i += 2) {
-      const hi = old[i]!;
-      const lo = old[i + 1]!;
-      if (hi !== 0 || lo !== 0) this.#insert(hi, lo);
+    this.#table = new Int32Array(old.length * 2);
+    this.#mask = this.#table.length / WORDS - 1;
+    const fp = this.#fp;
+    for (let at = 0; at < old.length; at += WORDS) {
+      if (old[at] === 0 && old[at + 1] === 0 && old[at + 2] === 0 && old[at + 3] === 0) continue;
+      fp.set(old.subarray(at, at + WORDS));
+      this.#table.set(fp, this.#slot() * WORDS);
     }
   }
 }
 
-/** The 32-bit number of 8 hex digits of `s` from `at` (lowercase or uppercase). */
+/** The 32 bits of 8 hex digits of `s` from `at` (lowercase or uppercase), as a signed number. */
 function hex32(s: string, at: number): number {
   let v = 0;
   for (let i = at; i < at + 8; i++) {
@@ -95,5 +152,5 @@ function hex32(s: string, at: number): number {
     // '0'-'9' -> 0-9; 'a'-'f' and 'A'-'F' -> 10-15 (c | 32 lowercases a letter).
     v = (v << 4) | (c <= 57 ? c - 48 : (c | 32) - 87);
   }
-  return v >>> 0;
+  return v | 0;
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pagePath, startGeneratedSite } from '../../src/site/generated-site.js';
@@ -104,5 +104,40 @@ describe('SIGTERM stops a node gracefully', () => {
     assert.equal(rerun.code, 0, rerun.stderr);
     assert.equal((await linksRecords(data.path)).length, 2 * 60);
     for (const [url, n] of site.counts) assert.equal(n, 1, `${url} fetched ${n} times`);
+  });
+});
+
+describe('a node killed with URLs in its spill file (--frontier-memory 1), then run again', () => {
+  let site: LoopbackSite;
+  let data: { path: string; cleanup: () => Promise<void> };
+  let spill: { path: string; cleanup: () => Promise<void> };
+  before(async () => {
+    site = await startGeneratedSite({ hosts: HOSTS, pagesPerHost: PAGES, linksPerPage: 4, crossLinks: 1, latencyMs: 25 });
+    data = await tempDir();
+    spill = await tempDir('mountcrawl-spill-root-');
+  });
+  after(async () => {
+    await site.close();
+    await data.cleanup();
+    await spill.cleanup();
+  });
+
+  test('the rerun queues the spilled URLs again from the mount, completes, and removes both spill directories', async () => {
+    const seeds = site.hosts.map((h) => `${h.origin}/`);
+    const args = ['crawl', ...seeds, '--data', data.path, '--per-host', '1', '--frontier-memory', '1', '--spill-dir', spill.path, ...FAST];
+    const child = spawnCli(args);
+    await until(async () => (await readdir(spill.path)).length > 0 && (await linksRecords(data.path)).length >= 15);
+    child.kill('SIGKILL');
+    assert.equal((await child.done).signal, 'SIGKILL');
+    const left = await readdir(spill.path);
+    assert.equal(left.length, 1, 'the killed node left its spill directory');
+    assert.match(left[0]!, /^mountcrawl-spill-\d+-/);
+    assert.ok((await linksRecords(data.path)).length < HOSTS * PAGES, 'killed mid-crawl');
+
+    const rerun = await runCli(args);
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assertComplete(site, data.path, await linksRecords(data.path));
+    for (const [url, n] of site.counts) assert.ok(n <= 2, `${url} fetched ${n} times`);
+    assert.deepEqual(await readdir(spill.path), [], "the rerun removed the dead node's spill directory, and its own at its end");
   });
 });

@@ -6,6 +6,7 @@ import { Frontier } from '../../src/frontier/frontier.js';
 import type { HostState } from '../../src/frontier/host-state.js';
 import type { UrlPriority } from '../../src/hooks/url-priority.js';
 import { ScopeFilter } from '../../src/frontier/scope.js';
+import type { SpillRoom } from '../../src/frontier/spill-room.js';
 import { CrawlStats } from '../../src/progress/stats.js';
 import { FakeClock } from './fake-clock.js';
 
@@ -19,7 +20,7 @@ export function frontierConfig(over: Partial<CrawlConfig> = {}): CrawlConfig {
  */
 export function frontierRig(
   over: Partial<CrawlConfig> = {},
-  opts: { seeds?: string[]; scope?: 'host' | 'any'; filter?: (url: string) => boolean; priority?: UrlPriority } = {},
+  opts: { seeds?: string[]; scope?: 'host' | 'any'; filter?: (url: string) => boolean; priority?: UrlPriority; spill?: SpillRoom } = {},
 ) {
   const cfg = frontierConfig(over);
   const clock = new FakeClock();
@@ -44,7 +45,13 @@ export function frontierRig(
   const usePump = (fn: () => void): void => {
     nodePump = fn;
   };
-  const frontier = new Frontier({ config: cfg, clock, stats, events: { workReady: () => nodePump(), wake: () => runner.wakes++ } });
+  const frontier = new Frontier({
+    config: cfg,
+    clock,
+    stats,
+    events: { workReady: () => nodePump(), wake: () => runner.wakes++ },
+    ...(opts.spill === undefined ? {} : { spill: opts.spill }),
+  });
   // Hosts wanted by admission (HostKeeper.hostWanted listens in a node); onHostWanted adds a listener.
   const adopted: string[] = [];
   let wanted = (_host: HostState): void => undefined;

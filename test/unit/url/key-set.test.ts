@@ -9,6 +9,11 @@ function keyOf(hi: number, lo: number, tail = 'a'): string {
   return hex(hi) + hex(lo) + tail.repeat(40);
 }
 
+/** A valid key whose first 128 bits are the four words `w` and the rest `f`. */
+function key128(...w: number[]): string {
+  return w.map((n) => n.toString(16).padStart(8, '0')).join('') + 'f'.repeat(24);
+}
+
 describe('KeySet', () => {
   test('holds what was added, and nothing else, through many growths', () => {
     const set = new KeySet();
@@ -53,12 +58,48 @@ describe('KeySet', () => {
     assert.equal(set.size, 2);
   });
 
-  test('uppercase hex reads as lowercase; keys equal in their first 64 bits count as one', () => {
+  test('uppercase hex reads as lowercase; keys that share 64 bits are told apart by the next 64', () => {
     const set = new KeySet();
     set.add(keyOf(0xdeadbeef, 0xfeedf00d));
     assert.equal(set.has(keyOf(0xdeadbeef, 0xfeedf00d).toUpperCase()), true);
-    // Documented: the fingerprint is the first 16 hex digits (collision odds in KeySet's doc).
-    assert.equal(set.has(keyOf(0xdeadbeef, 0xfeedf00d, 'b')), true);
+    // A 64-bit fingerprint took these two for one key; the 128-bit one does not.
+    assert.equal(set.has(keyOf(0xdeadbeef, 0xfeedf00d, 'b')), false);
+    assert.equal(set.add(keyOf(0xdeadbeef, 0xfeedf00d, 'b')), true);
+    assert.equal(set.size, 2);
     assert.equal(set.has(keyOf(0xdeadbeef, 0xfeedf00e)), false);
+    // Documented: the fingerprint is the first 32 hex digits (collision odds in KeySet's doc).
+    set.add(key128(1, 2, 3, 4));
+    assert.equal(set.has(key128(1, 2, 3, 4).slice(0, 32) + '0'.repeat(24)), true);
+    assert.equal(set.has(key128(1, 2, 3, 5)), false);
+    assert.equal(set.has(key128(1, 2, 4, 4)), false);
+  });
+
+  test('delete keeps every other key of a probe run findable, through growth', () => {
+    const set = new KeySet();
+    // One first slot (the second word) for all: a long run that wraps the table's end.
+    const run = Array.from({ length: 11 }, (_, i) => key128(i + 1, 0xfffffff, i, 7));
+    for (const k of run) assert.equal(set.add(k), true);
+    for (const i of [0, 5, 10]) assert.equal(set.delete(run[i]!), true);
+    assert.equal(set.delete(run[0]!), false, 'deleted twice');
+    assert.equal(set.size, 8);
+    for (const [i, k] of run.entries()) assert.equal(set.has(k), ![0, 5, 10].includes(i), `key ${i}`);
+
+    const keys = Array.from({ length: 40_000 }, (_, i) => urlKey(`http://example.com/${i}`));
+    for (const k of keys) set.add(k);
+    for (let i = 0; i < keys.length; i += 3) assert.equal(set.delete(keys[i]!), true);
+    for (const [i, k] of keys.entries()) assert.equal(set.has(k), i % 3 !== 0, `key ${i}`);
+    assert.equal(set.size, 8 + keys.length - Math.ceil(keys.length / 3));
+    // Added again after a delete.
+    assert.equal(set.add(keys[0]!), true);
+    assert.equal(set.has(keys[0]!), true);
+  });
+
+  test('the all-zero fingerprint is deleted like any key', () => {
+    const set = new KeySet();
+    const zero = key128(0, 0, 0, 0);
+    set.add(zero);
+    assert.equal(set.delete(zero), true);
+    assert.equal(set.has(zero), false);
+    assert.equal(set.size, 0);
   });
 });
