@@ -6,7 +6,7 @@ import { readJsonValidated, readRecord } from '../store/read-record.js';
 import { isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
 import { SelfRecord, type SelfStatus } from './self-record.js';
-import { seePeer, type Peer } from './peer-liveness.js';
+import { allIdleSince, lastBusyPeers, peersWroteAfter, seePeer, type Peer } from './peer-liveness.js';
 
 export interface MembershipOptions {
   readonly nodeId: string;
@@ -245,47 +245,19 @@ export class Membership {
     return !this.isGone(nodeId);
   }
 
-  /**
-   * The monotonic time since which every live node, this one included, has been seen idle
-   * without a break, or undefined when one of them is not idle.
-   */
+  /** Since when every live node, this one too, has been seen idle without a break (peer-liveness.ts). */
   allIdleSince(): number | undefined {
-    let since = this.#self.idleSince;
-    if (since === undefined) return undefined;
-    for (const peer of this.#peers.values()) {
-      if (!peer.alive) continue;
-      if (peer.idleSeenSince === undefined) return undefined;
-      since = Math.max(since, peer.idleSeenSince);
-    }
-    return since;
+    return allIdleSince(this.#self.idleSince, this.#peers);
   }
 
-  /**
-   * Monotonic time after which every live peer is known to have written a record (its counter
-   * changed since a read of it that began then); Infinity with no live peer. A peer killed
-   * before that time wrote nothing since, however alive and idle its last record looks
-   * (docs/protocol.md, "Rounds, reseeds and the end of the crawl").
-   */
+  /** After when every live peer is known to have written a record (peer-liveness.ts). */
   peersWroteAfter(): number {
-    let t = Infinity;
-    for (const peer of this.#peers.values()) if (peer.alive) t = Math.min(t, peer.wroteAfter);
-    return t;
+    return peersWroteAfter(this.#peers);
   }
 
-  /**
-   * The live peers not seen idle while this node is idle, when there are 1 to `most` of
-   * them: the crawl ends when they go idle (docs/protocol.md, "Rounds, reseeds and the end of the crawl"). Undefined when this
-   * node is not idle, or when no peer or more than `most` are busy.
-   */
+  /** The 1 to `most` live peers not seen idle while this node is idle (peer-liveness.ts). */
   lastBusyPeers(most: number): string[] | undefined {
-    if (this.#self.idleSince === undefined) return undefined;
-    const busy: string[] = [];
-    for (const [id, peer] of this.#peers) {
-      if (!peer.alive || peer.idleSeenSince !== undefined) continue;
-      if (busy.length === most) return undefined;
-      busy.push(id);
-    }
-    return busy.length > 0 ? busy : undefined;
+    return lastBusyPeers(this.#self.idleSince, this.#peers, most);
   }
 
   /**

@@ -50,3 +50,46 @@ export function seePeer(peers: Map<string, Peer>, id: string, record: NodeRecord
   peer.record = record;
   peer.alive = now - peer.lastChange < deadAfterMs && !isDeadLocalProcess(record) && record.state !== 'done';
 }
+
+/**
+ * The monotonic time since which every live node, this one (idle since `selfIdleSince`)
+ * included, has been seen idle without a break, or undefined when one of them is not idle.
+ */
+export function allIdleSince(selfIdleSince: number | undefined, peers: ReadonlyMap<string, Peer>): number | undefined {
+  let since = selfIdleSince;
+  if (since === undefined) return undefined;
+  for (const peer of peers.values()) {
+    if (!peer.alive) continue;
+    if (peer.idleSeenSince === undefined) return undefined;
+    since = Math.max(since, peer.idleSeenSince);
+  }
+  return since;
+}
+
+/**
+ * Monotonic time after which every live peer is known to have written a record (its counter
+ * changed since a read of it that began then); Infinity with no live peer. A peer killed
+ * before that time wrote nothing since, however alive and idle its last record looks
+ * (docs/protocol.md, "Rounds, reseeds and the end of the crawl").
+ */
+export function peersWroteAfter(peers: ReadonlyMap<string, Peer>): number {
+  let t = Infinity;
+  for (const peer of peers.values()) if (peer.alive) t = Math.min(t, peer.wroteAfter);
+  return t;
+}
+
+/**
+ * The live peers not seen idle while this node is idle, when there are 1 to `most` of them:
+ * the crawl ends when they go idle (docs/protocol.md, "Rounds, reseeds and the end of the
+ * crawl"). Undefined when this node is not idle, or when no peer or more than `most` are busy.
+ */
+export function lastBusyPeers(selfIdleSince: number | undefined, peers: ReadonlyMap<string, Peer>, most: number): string[] | undefined {
+  if (selfIdleSince === undefined) return undefined;
+  const busy: string[] = [];
+  for (const [id, peer] of peers) {
+    if (!peer.alive || peer.idleSeenSince !== undefined) continue;
+    if (busy.length === most) return undefined;
+    busy.push(id);
+  }
+  return busy.length > 0 ? busy : undefined;
+}

@@ -7,11 +7,11 @@ import type { RobotsCache } from '../fetch/robots.js';
 import type { Logger } from '../progress/logger.js';
 import type { CrawlStats } from '../progress/stats.js';
 import type { HostStore } from '../store/host-store.js';
-import { isFinal } from '../frontier/retry-policy.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
+import { applyErrs } from './host-errs.js';
 
 export interface HostKeeperDeps {
   readonly config: CrawlConfig;
@@ -195,20 +195,7 @@ export class HostKeeper {
     const recrawler = this.#d.recrawler;
     if (recrawler === undefined) for (const key of listing.linksKeys) host.addDone(key);
     else if (!(await recrawler.load(host, listing.linksKeys, listing.errs))) return;
-    const now = clock.monotonic();
-    const wallNow = clock.now();
-    for (const [key, rec] of listing.errs) {
-      if (host.isDone(key)) continue;
-      if (isFinal(rec, config.maxAttempts)) {
-        host.addDone(key);
-        continue;
-      }
-      host.failed(key, rec);
-      if (host.retries.some((r) => r.key === key)) continue;
-      // nextAttemptAt was written by some node's wall clock: a small skew only moves a retry.
-      const dueWall = rec.nextAttemptAt === null ? wallNow : Date.parse(rec.nextAttemptAt);
-      frontier.addRetry(host, { url: rec.url, key, depth: rec.depth }, now + Math.max(0, dueWall - wallNow));
-    }
+    applyErrs(host, listing.errs, { frontier, clock, maxAttempts: config.maxAttempts });
     // Sitemaps known at take (--sitemap ones, robots.txt's as stored): queued, or due again with --recrawl-after.
     if (this.#d.sitemaps !== undefined) {
       await this.#d.sitemaps.discover(host, config.robots ? await this.#d.robots.storedSitemaps(host.dir) : []);

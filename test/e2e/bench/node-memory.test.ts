@@ -1,28 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { haveGnuTime } from '../../../bench/measure.js';
+import { benchScript, gnuTimeOrSkip, runNode } from '../../support/bench-script.js';
 
-const BENCH = fileURLToPath(new URL('../../../bench/node-memory.js', import.meta.url));
+const BENCH = benchScript('node-memory.js');
 
 describe('npm run bench:node-memory, smoke test on 2,000 records', () => {
   test('the node resumes on the records: it knows every recorded URL (fetches only robots.txt and the seeds) and its peak RSS is read', {
     timeout: 60_000,
   }, async (t) => {
-    if (!haveGnuTime()) {
-      if (process.env.CI !== undefined) assert.fail('GNU time (/usr/bin/time) is missing in CI: .ci/run installs it');
-      t.skip('GNU time (/usr/bin/time) is not installed');
-      return;
-    }
-    const child = spawn(process.execPath, [BENCH, '--records', '2000', '--hosts', '4', '--links', '10'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    if (!gnuTimeOrSkip(t)) return;
+    const { code, stdout, stderr } = await runNode([BENCH, '--records', '2000', '--hosts', '4', '--links', '10']);
     assert.equal(code, 0, stderr);
     const r = JSON.parse(stdout.trim()) as { records: number; exit: number; peakRssMiB: number; requests: number };
     assert.equal(r.records, 2000);

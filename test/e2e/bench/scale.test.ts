@@ -1,26 +1,28 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { benchScript, runNode } from '../../support/bench-script.js';
 
-const BENCH = fileURLToPath(new URL('../../../bench/scale.js', import.meta.url));
+const BENCH = benchScript('scale.js');
 
 describe('npm run bench:scale, smoke test on 1,000 pages of 10 hosts', () => {
   test('it builds the crawl, times a resume and a takeover, and reads the peak RSS of a node that knows every URL', {
     timeout: 180_000,
   }, async () => {
-    const child = spawn(
-      process.execPath,
-      [BENCH, '--pages', '1000', '--hosts', '10', '--links', '10', '--new-links', '2', '--largest', '0.3', '--port-base', '29000'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await runNode([
+      BENCH,
+      '--pages',
+      '1000',
+      '--hosts',
+      '10',
+      '--links',
+      '10',
+      '--new-links',
+      '2',
+      '--largest',
+      '0.3',
+      '--port-base',
+      '29000',
+    ]);
     assert.equal(code, 0, stderr);
     const r = JSON.parse(stdout.trim()) as {
       resume: { exit: number; firstRequestS: number; fullSpeedS: number; pages: number };
