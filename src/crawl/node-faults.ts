@@ -74,12 +74,11 @@ export class NodeFaults {
         await fence.readLeasesBack(async () => {
           if (this.#d.ownership.partition === 'host') p.keeper.dropLost(await p.leases.verify('all'));
         });
-        // Until peers have seen this node back (SelfFence), the pages it fetched but could not
-        // write wait with it: written then, of the hosts it still holds, not fetched again.
-        if (fence.fenced()) continue;
-        // Pages fetched but not written when the fault came (temporary files it left go at
-        // the next heartbeat, which removes them once its own record is written).
-        await p.requests.commitUnwritten();
+        // Pages fetched but not written when the fault came, of the hosts whose leases were just
+        // read back as this node's (temporary files it left go at the next heartbeat, which
+        // removes them once its own record is written). Not requeued while the fence waits
+        // for peers to see this node back: they would be fetched again.
+        await p.requests.commitUnwritten(true);
       } catch {
         continue; // still failing
       }

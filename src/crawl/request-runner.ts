@@ -103,14 +103,15 @@ export class RequestRunner {
    * Writes the pages whose commit the mount refused, now that it is back (also of a host
    * moving to another node: its lease is released after them). A page of a host whose lease
    * was lost is dropped: its new owner fetches it; one of a host still held while this node is
-   * fenced goes back in the queue. Throws (keeping what is left) when the mount fails again.
+   * fenced goes back in the queue, unless `leasesJustRead` (the leases were read back as this
+   * node's a moment ago). Throws (keeping what is left) when the mount fails again.
    */
-  async commitUnwritten(): Promise<void> {
+  async commitUnwritten(leasesJustRead = false): Promise<void> {
     const d = this.#d;
     while (this.#unwritten.length > 0) {
       const { host, item, outcome, sitemap } = this.#unwritten[0]!;
       // A host moving to another node is still ours until this commit (its lease waits for it).
-      if ((host.phase !== 'ready' && host.phase !== 'releasing') || host.leaseLost || d.control.fenced()) {
+      if ((host.phase !== 'ready' && host.phase !== 'releasing') || host.leaseLost || (!leasesJustRead && d.control.fenced())) {
         d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
         if (host.phase === 'ready' && !host.leaseLost) d.frontier.requeue(host, item);
