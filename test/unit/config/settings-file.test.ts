@@ -7,7 +7,7 @@ import { addCrawlOptions, buildCrawlConfig } from '../../../src/cli/crawl-option
 import type { CrawlConfig } from '../../../src/config/crawl-config.js';
 import { givenSettings, settingNamed, type SettingValue } from '../../../src/config/crawl-settings.js';
 import { LiveSettings } from '../../../src/config/live-settings.js';
-import { readSettings, settingsPath, settleSettings, writeSettings, type SettingsRecord } from '../../../src/config/settings-file.js';
+import { readSettings, settingsPath, settleSettings, writeSettings, type Settled, type SettingsRecord } from '../../../src/config/settings-file.js';
 import { FatalError } from '../../../src/errors.js';
 import { tempDir } from '../../support/cli.js';
 
@@ -152,7 +152,15 @@ describe('the crawl settings file', () => {
   test('nodes starting at the same moment: exactly one writes, every one ends with its settings', async () => {
     const nodes = Array.from({ length: 8 }, (_, i) => node(dir.path, '--delay', String(100 + i), '--node-id', `n${i}`));
     // Each was given its own --delay: all but the writer refuse, and the writer's is on disk.
-    const results = await Promise.allSettled(nodes.map((n) => settleSettings(n.config, NO_HOOKS, n.given)));
+    // A node that settled runs (it beats within the beat and a half that othersAlive watches):
+    // one that reads the file only after the writer made it sees the writer alive.
+    const running: string[] = [];
+    const settle = async (n: (typeof nodes)[number]): Promise<Settled> => {
+      const settled = await settleSettings(n.config, NO_HOOKS, n.given, async () => [...running]);
+      running.push(n.config.nodeId);
+      return settled;
+    };
+    const results = await Promise.allSettled(nodes.map(settle));
     const wrote = results.filter((r) => r.status === 'fulfilled' && r.value.wrote);
     assert.equal(wrote.length, 1);
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
