@@ -76,10 +76,12 @@ export class HandoffInbox {
     try {
       await mount.fs.writeNew(probe, '');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return false;
+      if (code !== 'EEXIST') mount.temps.remember(probe); // made, perhaps: removed once the mount is back
       throw err;
     }
-    await mount.fs.unlink(probe);
+    await mount.temps.remove(probe); // when the mount refuses, removed once it is back
     return true;
   }
 
