@@ -61,8 +61,28 @@ export class HandoffInbox {
    * Reads this node's inbox. With `live` (after a node left), temporary files that writers
    * not in it left behind (killed mid-write) are removed too: no one will rename them.
    */
-  read(sink: InboxSink, live?: ReadonlySet<string>): Promise<InboxStats> {
-    return this.#drain(this.#layout.inbox(this.#nodeId), sink, false, live);
+  read(sink: InboxSink, live?: ReadonlySet<string>, fresh = false): Promise<InboxStats> {
+    return this.#drain(this.#layout.inbox(this.#nodeId), sink, false, live, fresh);
+  }
+
+  /**
+   * Makes the next listing of `dir` come from the server, not from the mount's cache: a client's
+   * own change to a directory drops what it cached of it, so one small temporary file is created
+   * there and removed (docs/protocol.md, "Hand-offs"). False when `dir` does not exist.
+   */
+  async #freshen(dir: string): Promise<boolean> {
+    const { mount } = this.#layout;
+    const probe = mount.nextTempPath(join(dir, 'fresh'), this.#nodeId);
+    try {
+      await mount.fs.writeNew(probe, '');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return false;
+      if (code !== 'EEXIST') mount.temps.remember(probe); // made, perhaps: removed once the mount is back
+      throw err;
+    }
+    await mount.temps.remove(probe); // when the mount refuses, removed once it is back
+    return true;
   }
 
   /** True when this node's inbox holds a hand-off (one listing; false when it cannot be listed). */
@@ -88,10 +108,11 @@ export class HandoffInbox {
    * temporary files of writers not in `live`; otherwise they are left to the age sweep, so that
    * a writer that joined a moment ago, not yet in this node's view, keeps its file.
    */
-  async readOrphans(live: ReadonlySet<string>, sink: InboxSink, sweepTemps: boolean): Promise<InboxStats> {
+  async readOrphans(live: ReadonlySet<string>, sink: InboxSink, sweepTemps: boolean, fresh = false): Promise<InboxStats> {
     const total: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
     let names: string[];
     try {
+      if (fresh) await this.#freshen(this.#layout.dir('handoff'));
       names = await this.#layout.fs.readdir(this.#layout.dir('handoff'));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return total;
@@ -99,7 +120,7 @@ export class HandoffInbox {
     }
     for (const name of names) {
       if (name.startsWith('.') || live.has(name)) continue;
-      const s = await this.#drain(join(this.#layout.dir('handoff'), name), sink, true, sweepTemps ? live : undefined);
+      const s = await this.#drain(join(this.#layout.dir('handoff'), name), sink, true, sweepTemps ? live : undefined, fresh);
       total.files += s.files;
       total.queued += s.queued;
       total.forwarded += s.forwarded;
@@ -108,10 +129,11 @@ export class HandoffInbox {
     return total;
   }
 
-  async #drain(dir: string, sink: InboxSink, removeDir: boolean, live?: ReadonlySet<string>): Promise<InboxStats> {
+  async #drain(dir: string, sink: InboxSink, removeDir: boolean, live?: ReadonlySet<string>, fresh = false): Promise<InboxStats> {
     const stats: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
     let names: string[];
     try {
+      if (fresh && !(await this.#freshen(dir))) return stats;
       names = await this.#layout.fs.readdir(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return stats;

@@ -116,7 +116,10 @@ export class DiscoveryRounds {
         const writtenBefore = p.handoffs.outbox.written;
         await p.handoffs.outbox.flush();
         handed += p.handoffs.outbox.written - writtenBefore;
-        const h = await p.handoffs.receive(this.#handoffTarget(p), p.membership.liveIds(), full);
+        // A reseed that may end the crawl lists the inboxes fresh: a listing cached from
+        // before a peer's last hand-off would hide it (docs/protocol.md, "Hand-offs").
+        const fresh = allIdleBefore !== undefined && !this.#d.config.watch;
+        const h = await p.handoffs.receive(this.#handoffTarget(p), p.membership.liveIds(), full, fresh);
         handed += h.queued + h.forwarded;
       }
       const cpu = process.cpuUsage();

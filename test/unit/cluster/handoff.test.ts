@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { HANDOFF_VERSION, asHandoff, handoffName } from '../../../src/cluster/handoff-file.js';
 import { HandoffInbox, type InboxSink } from '../../../src/cluster/handoff-inbox.js';
@@ -11,12 +11,35 @@ import type { ScopeFilter } from '../../../src/frontier/scope.js';
 import { CrawlStats } from '../../../src/progress/stats.js';
 import { Layout } from '../../../src/store/layout.js';
 import { tempName } from '../../../src/store/temp-names.js';
+import { Mount } from '../../../src/store/mount.js';
+import type { MountFs } from '../../../src/store/mount-fs.js';
+import { nodeMountFs } from '../../../src/store/node-mount-fs.js';
 import { tempDir } from '../../support/cli.js';
 import { FakeClock } from '../../support/fake-clock.js';
 
 const A = '127.0.0.2_8001';
 const B = '127.0.0.3_8002';
 const url = (hostDir: string, path: string): string => `http://${hostDir.replace('_', ':')}${path}`;
+
+/**
+ * The real file system behind a client cache of listings, as NFS's or sshfs's: a directory's
+ * listing is served from the cache until this client changes something in that directory.
+ */
+function cachingFs(): MountFs {
+  const listings = new Map<string, string[]>();
+  const changed = (path: string): void => void listings.delete(dirname(path));
+  return {
+    ...nodeMountFs,
+    readdir: async (path) => {
+      const cached = listings.get(path) ?? (await nodeMountFs.readdir(path));
+      listings.set(path, cached);
+      return [...cached];
+    },
+    writeNew: (path, data, options) => nodeMountFs.writeNew(path, data, options).finally(() => changed(path)),
+    unlink: (path) => nodeMountFs.unlink(path).finally(() => changed(path)),
+    rename: (from, to) => nodeMountFs.rename(from, to).finally(() => (changed(from), changed(to))),
+  };
+}
 
 /** A sink that records what reaches it; `owned` hosts are this node's, `full` makes offers fail. */
 function recordingSink(owned: readonly string[], options: { full?: boolean } = {}) {
@@ -101,6 +124,34 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     assert.equal(s.queued, 1);
     assert.deepEqual(offered, [url(A, '/1')]);
     assert.deepEqual(await inboxFiles('o'), []);
+  });
+
+  test('a fresh read (a reseed that may end the crawl) lists the inboxes from the server, not from a listing cached before the last hand-off', async () => {
+    const reader = new Layout(dir.path, new Mount(cachingFs(), clock));
+    const inbox = new HandoffInbox(reader, 'o');
+    await mkdir(layout.inbox('o'));
+    await mkdir(layout.inbox('gone'));
+    const r = recordingSink([A]);
+    const live = new Set(['o', 'w']);
+    // Both listings cached empty; then a peer writes to this node and to a node that left.
+    assert.equal((await inbox.readOrphans(live, r.sink, false)).files + (await inbox.read(r.sink)).files, 0);
+    const out = outbox('w', { [A]: 'o' });
+    out.add(url(A, '/1'), A, 1);
+    await out.flush();
+    const late = outbox('w', { [A]: 'gone' });
+    late.add(url(A, '/2'), A, 1);
+    await late.flush();
+    assert.equal((await inbox.read(r.sink)).files, 0, 'a cached listing hides the file');
+    assert.equal((await inbox.readOrphans(live, r.sink, false)).files, 0, 'and the file of a node that left');
+    assert.equal((await inbox.readOrphans(live, r.sink, false, true)).files, 1);
+    assert.equal((await inbox.read(r.sink, undefined, true)).files, 1);
+    assert.deepEqual(r.offered.sort(), [url(A, '/1'), url(A, '/2')]);
+    assert.deepEqual(await inboxFiles('o'), [], 'read and removed; no probe left');
+    assert.deepEqual(
+      (await readdir(layout.dir('handoff'))).sort(),
+      ['o'],
+      'the emptied inbox of the node that left is gone; no probe left',
+    );
   });
 
   test('a batch is due once its oldest link has waited the given time, and not after it was written', async () => {
