@@ -4,11 +4,12 @@ import { names } from '../store/holdings.js';
 import { type SummaryFile, type SummaryPage, uncoveredKeys } from '../store/host-summary.js';
 import { readSummaryPages } from '../store/summary-pages.js';
 import type { Layout } from '../store/layout.js';
+import type { Decode } from '../store/read-record.js';
 import { type RecordReader, recordReader } from '../store/record-reader.js';
-import { asErrsRecord, asLinksRecord } from '../store/records.js';
+import { asErrsRecord, asLinksRecord, ERRS_SHAPE, LINKS_SHAPE } from '../store/records.js';
 import { isKey } from '../url/key.js';
 import { orderedMap } from '../util/ordered-map.js';
-import { exportLine, summaryHasFields } from './export-fields.js';
+import { exportDecoder, exportLine, summaryHasFields } from './export-fields.js';
 
 /** Options of `mountcrawl export`. */
 export interface ExportOptions {
@@ -21,32 +22,34 @@ export interface ExportOptions {
 }
 
 /**
- * Writes whole lines (one or more, joined by newlines, without the last one); resolves when
- * the stream can take more (a slow reader slows the export down, memory stays flat).
+ * Writes whole lines (one or more, each ending in a newline); resolves when the stream can
+ * take more (a slow reader slows the export down, memory stays flat).
  */
-export type LineSink = (lines: string) => Promise<void>;
+export type LineSink = (lines: Buffer) => Promise<void>;
 
 /** A sink on a writable stream that waits for 'drain' when its buffer is full. */
 export function streamSink(stream: NodeJS.WritableStream): LineSink {
   return (lines) =>
     new Promise<void>((resolve) => {
-      if (stream.write(`${lines}\n`)) resolve();
+      if (stream.write(lines)) resolve();
       else stream.once('drain', () => resolve());
     });
 }
 
-/** Lines are written this many characters at a time, or fewer at the end: one write per line costs more than making the line. */
-const WRITE_CHARS = 64 * 1024;
+/** Lines are written this many bytes at a time, or fewer at the end: one write per line costs more than making the line. */
+const WRITE_BYTES = 64 * 1024;
 
 /** Records read at once: each is a round trip on a network mount; their lines wait for their turn (at most this many). */
 const READS_IN_FLIGHT = 64;
+/** Lines of a host made as one step (one promise, not one a line): READS_IN_FLIGHT / LINES_AT_ONCE steps are in flight. */
+const LINES_AT_ONCE = 16;
 /** Hosts listed ahead of the one being written, so that a host's first reads do not wait for its listing... */
 const HOSTS_AHEAD = 4;
 /** ...unless it has this many lines or more. */
 const LARGE_HOST = 10_000;
 
 /** One line of the output, in the order written: made from a host summary, or from a record read when its turn comes near. */
-type Line = () => Promise<string | undefined>;
+type Line = () => Promise<Buffer | undefined>;
 
 async function keysIn(dir: string): Promise<string[]> {
   return (await names(dir)).flatMap((n) => (n.endsWith('.json') && isKey(n.slice(0, -5)) ? [n.slice(0, -5)] : [])).sort();
@@ -71,13 +74,15 @@ async function hostLines(layout: Layout, read: RecordReader, host: string, optio
   const lines: Line[] = links.map((key) => {
     const page = covered.get(key);
     if (page !== undefined) {
-      const line = exportLine(key, { url: page.url, depth: page.depth }, fields);
+      const line = Buffer.from(`${exportLine(key, { url: page.url, depth: page.depth }, fields)}\n`);
       return () => Promise.resolve(line);
     }
-    return () => readLine(read, layout.links(host, key), key, asLinksRecord, fields);
+    return () => readLine(read, layout.links(host, key), exportDecoder(key, LINKS_SHAPE, asLinksRecord, fields));
   });
   const done = new Set(links);
-  for (const key of errs) if (!done.has(key)) lines.push(() => readLine(read, layout.errs(host, key), key, asErrsRecord, fields));
+  for (const key of errs) {
+    if (!done.has(key)) lines.push(() => readLine(read, layout.errs(host, key), exportDecoder(key, ERRS_SHAPE, asErrsRecord, fields)));
+  }
   return lines;
 }
 
@@ -89,23 +94,23 @@ function coveredPages(summary: SummaryFile['pages'] | undefined, keys: readonly 
   return uncoveredKeys(pages.keys(), keys) === undefined ? new Map() : pages;
 }
 
-async function readLine(
-  read: RecordReader,
-  path: string,
-  key: string,
-  check: (v: unknown) => object,
-  fields: readonly string[] | undefined,
-): Promise<string | undefined> {
-  const record = await read(path, check);
-  return record.kind === 'value' ? exportLine(key, record.value as Record<string, unknown>, fields) : undefined;
+async function readLine(read: RecordReader, path: string, decode: Decode<Buffer>): Promise<Buffer | undefined> {
+  const record = await read(path, decode);
+  return record.kind === 'value' ? record.value : undefined;
 }
 
 /**
- * Every line of `hosts` in order. While a host of fewer than LARGE_HOST lines is written, the
- * next few are listed (over a network mount a listing is round trips, which then overlap); a
- * larger one is written before the next is listed, so that memory holds few large listings.
+ * Every line of `hosts` in order, LINES_AT_ONCE at a time. While a host of fewer than
+ * LARGE_HOST lines is written, the next few are listed (over a network mount a listing is
+ * round trips, which then overlap); a larger one is written before the next is listed, so
+ * that memory holds few large listings.
  */
-async function* allLines(layout: Layout, read: RecordReader, hosts: readonly string[], options: ExportOptions): AsyncGenerator<Line> {
+async function* allLines(
+  layout: Layout,
+  read: RecordReader,
+  hosts: readonly string[],
+  options: ExportOptions,
+): AsyncGenerator<() => Promise<(Buffer | undefined)[]>> {
   const listed: Promise<Line[]>[] = [];
   let next = 0;
   const listNext = (): void => {
@@ -117,7 +122,10 @@ async function* allLines(layout: Layout, read: RecordReader, hosts: readonly str
     if (listed.length === 0) listNext();
     const lines = await listed.shift()!;
     while (next < hosts.length && listed.length < HOSTS_AHEAD && lines.length < LARGE_HOST) listNext();
-    yield* lines;
+    for (let i = 0; i < lines.length; i += LINES_AT_ONCE) {
+      const some = lines.slice(i, i + LINES_AT_ONCE);
+      yield () => Promise.all(some.map((line) => line()));
+    }
   }
 }
 
@@ -136,18 +144,20 @@ export async function exportCommand(dataDir: string, options: ExportOptions, wri
   for (const host of wanted) if (!hosts.has(host)) throw noSuchHost(host, dataDir, [...hosts]);
   const chosen = [...hosts].sort().filter((h) => wanted.size === 0 || wanted.has(h));
   const read = await recordReader(layout);
-  const batch: string[] = [];
-  let chars = 0;
-  for await (const line of orderedMap(allLines(layout, read, chosen, options), READS_IN_FLIGHT, (l) => l())) {
-    if (line === undefined) continue;
-    batch.push(line);
-    chars += line.length;
-    if (chars < WRITE_CHARS) continue;
-    await write(batch.join('\n'));
+  const batch: Buffer[] = [];
+  let bytes = 0;
+  for await (const some of orderedMap(allLines(layout, read, chosen, options), READS_IN_FLIGHT / LINES_AT_ONCE, (l) => l())) {
+    for (const line of some) {
+      if (line === undefined) continue;
+      batch.push(line);
+      bytes += line.length;
+    }
+    if (bytes < WRITE_BYTES) continue;
+    await write(Buffer.concat(batch, bytes));
     batch.length = 0;
-    chars = 0;
+    bytes = 0;
   }
-  if (batch.length > 0) await write(batch.join('\n'));
+  if (batch.length > 0) await write(Buffer.concat(batch, bytes));
   return 0;
 }
 

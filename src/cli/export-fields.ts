@@ -1,4 +1,7 @@
 import { ExitCode, FatalError } from '../errors.js';
+import type { Decode } from '../store/read-record.js';
+import { recordLine } from '../store/record-line.js';
+import type { RecordShape } from '../store/records.js';
 
 /**
  * The fields `export --fields` may name: `key` (the record's file name), then those of links
@@ -72,4 +75,21 @@ export function exportLine(key: string, record: Record<string, unknown>, fields:
     if (value !== undefined) out[f] = value;
   }
   return JSON.stringify(out);
+}
+
+/**
+ * The decoding of a record's bytes into its line (ending in a newline): every field copied as
+ * bytes by recordLine when it can, else parsed, validated by `check` and printed by exportLine;
+ * throws (a SyntaxError or TypeError) when the bytes are not a record of `shape`.
+ */
+export function exportDecoder(
+  key: string,
+  shape: RecordShape,
+  check: (v: unknown) => object,
+  fields: readonly string[] | undefined,
+): Decode<Buffer> {
+  return (bytes) => {
+    const whole = fields === undefined ? recordLine(bytes, shape) : undefined;
+    return whole ?? Buffer.from(`${exportLine(key, check(JSON.parse(bytes.toString('utf8'))) as Record<string, unknown>, fields)}\n`);
+  };
 }

@@ -2,7 +2,7 @@ import { openExistingDataDir } from '../store/data-dir.js';
 import { names } from '../store/holdings.js';
 import type { Layout } from '../store/layout.js';
 import { nodeMount } from '../store/mount.js';
-import { readJsonValidated } from '../store/read-record.js';
+import { jsonRecord, readJsonValidated } from '../store/read-record.js';
 import { judgedMaxAttempts, readRunState } from '../store/run-state.js';
 import { isFinal } from '../frontier/retry-policy.js';
 import { asErrsRecord, asLinksRecord, type ErrsRecord, type LinksRecord } from '../store/records.js';
@@ -163,14 +163,14 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
     const links = (await names(layout.hostDir('links', host))).filter((n) => n.endsWith('.json') && isKey(n.slice(0, -5)));
     await mapLimit(links, PARALLEL_READS / HOSTS_AT_ONCE, async (name) => {
       // Vanished or unreadable: a live directory moves under us.
-      const r = await read(layout.links(host, name.slice(0, -5)), asLinksRecord);
+      const r = await read(layout.links(host, name.slice(0, -5)), jsonRecord(asLinksRecord));
       if (r.kind !== 'value') return void t.unreadable++;
       done.add(name.slice(0, -5));
       page(r.value, row);
     });
     const errs = (await names(layout.hostDir('errs', host))).filter((n) => n.endsWith('.json') && !done.has(n.slice(0, -5)));
     await mapLimit(errs, PARALLEL_READS / HOSTS_AT_ONCE, async (name) => {
-      const r = await read(layout.errs(host, name.slice(0, -5)), asErrsRecord);
+      const r = await read(layout.errs(host, name.slice(0, -5)), jsonRecord(asErrsRecord));
       if (r.kind === 'value') error(r.value, row);
     });
     t.hosts++;

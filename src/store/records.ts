@@ -116,33 +116,45 @@ export interface ErrsRecord {
   readonly referrer?: Referrer;
 }
 
-function fail(what: string): never {
-  throw new TypeError(`not a valid ${what}`);
+/** The kind of a JSON value, as a reader of a record checks it. */
+export type ValueKind = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object';
+
+/** The fields a record must have at its top level, each of its kind: what every reader of such a record relies on. */
+export type RecordShape = Readonly<Record<string, ValueKind>>;
+
+/** The fields every reader of a links record relies on. */
+export const LINKS_SHAPE: RecordShape = { url: 'string', depth: 'number', links: 'array' };
+/** The fields every reader of an errs record relies on. */
+export const ERRS_SHAPE: RecordShape = { url: 'string', code: 'string', final: 'boolean', attempts: 'number' };
+
+function kindOf(value: unknown): ValueKind | undefined {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  const t = typeof value;
+  return t === 'string' || t === 'number' || t === 'boolean' || t === 'object' ? t : undefined;
 }
 
-/** Checks that a parsed value has the fields every reader of a links record relies on. */
+/** True when every field of `shape` has its kind, `kindOfField` telling the kind of a field (undefined: absent). */
+export function shapeHolds(shape: RecordShape, kindOfField: (field: string) => ValueKind | undefined): boolean {
+  for (const field in shape) if (kindOfField(field) !== shape[field]) return false;
+  return true;
+}
+
+function checkShape(value: unknown, shape: RecordShape, what: string): void {
+  const r = value as Record<string, unknown> | null;
+  if (r === null || typeof r !== 'object' || !shapeHolds(shape, (field) => kindOf(r[field]))) throw new TypeError(`not a valid ${what}`);
+}
+
+/** Checks that a parsed value has the fields every reader of a links record relies on (LINKS_SHAPE). */
 export function asLinksRecord(value: unknown): LinksRecord {
-  const r = value as Partial<LinksRecord> | null;
-  if (r === null || typeof r !== 'object' || typeof r.url !== 'string' || typeof r.depth !== 'number' || !Array.isArray(r.links)) {
-    fail('links record');
-  }
-  return r as LinksRecord;
+  checkShape(value, LINKS_SHAPE, 'links record');
+  return value as LinksRecord;
 }
 
-/** Checks that a parsed value has the fields every reader of an errs record relies on. */
+/** Checks that a parsed value has the fields every reader of an errs record relies on (ERRS_SHAPE). */
 export function asErrsRecord(value: unknown): ErrsRecord {
-  const r = value as Partial<ErrsRecord> | null;
-  if (
-    r === null ||
-    typeof r !== 'object' ||
-    typeof r.url !== 'string' ||
-    typeof r.code !== 'string' ||
-    typeof r.final !== 'boolean' ||
-    typeof r.attempts !== 'number'
-  ) {
-    fail('errs record');
-  }
-  return r as ErrsRecord;
+  checkShape(value, ERRS_SHAPE, 'errs record');
+  return value as ErrsRecord;
 }
 
 /** The text written for a record: indented JSON, one link per line, ending in a newline. */

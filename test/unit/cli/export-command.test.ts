@@ -40,8 +40,10 @@ async function crawl(pages: number, summarized: number, linksEach = 1): Promise<
 
 async function lines(dir: string, options: Partial<ExportOptions> = {}, onLine?: (n: number) => Promise<void>): Promise<string[]> {
   const out: string[] = [];
-  const code = await exportCommand(dir, { errors: false, hosts: [], ...options }, async (lines) => {
-    out.push(...lines.split('\n'));
+  const code = await exportCommand(dir, { errors: false, hosts: [], ...options }, async (chunk) => {
+    const text = chunk.toString('utf8');
+    assert.ok(text.endsWith('\n'), 'a chunk is whole lines');
+    out.push(...text.slice(0, -1).split('\n'));
     await onLine?.(out.length);
   });
   assert.equal(code, 0);

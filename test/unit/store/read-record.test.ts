@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isTornRead, readRecord } from '../../../src/store/read-record.js';
+import { isTornRead, jsonRecord, readLocalRecord, readRecord } from '../../../src/store/read-record.js';
 import { nodeMount } from '../../../src/store/mount.js';
 
 let dir: string;
@@ -58,4 +58,33 @@ test('isTornRead: what parsing and checking throw, and nothing else', () => {
   assert.equal(isTornRead(new TypeError('x')), true);
   assert.equal(isTornRead(Object.assign(new Error('x'), { code: 'EIO' })), false);
   assert.equal(isTornRead('x'), false);
+});
+
+describe('readLocalRecord', () => {
+  const decode = jsonRecord(asPoint);
+
+  test('a record, also one larger than the buffer it is read into at first: its value, read whole', async () => {
+    const path = join(dir, 'local-ok.json');
+    await writeFile(path, '{"x":2}\n');
+    assert.deepEqual(readLocalRecord(path, decode), { kind: 'value', value: { x: 2 } });
+    const big = join(dir, 'local-big.json');
+    const pad = 'p'.repeat(300 * 1024);
+    await writeFile(big, JSON.stringify({ x: 3, pad }));
+    assert.deepEqual(readLocalRecord(big, decode), { kind: 'value', value: { x: 3, pad } });
+    // The buffer grown for it still reads a small record as itself only.
+    assert.deepEqual(readLocalRecord(path, decode), { kind: 'value', value: { x: 2 } });
+  });
+
+  test('absent, torn (cut short, or not of its kind): said so, and the bytes are what the file holds', async () => {
+    assert.deepEqual(readLocalRecord(join(dir, 'local-none.json'), decode), { kind: 'absent' });
+    const cut = join(dir, 'local-cut.json');
+    await writeFile(cut, '{"x":');
+    assert.equal(readLocalRecord(cut, decode).kind, 'torn');
+    await writeFile(cut, '{"y":1}');
+    assert.equal(readLocalRecord(cut, decode).kind, 'torn');
+    assert.deepEqual(
+      readLocalRecord(cut, (bytes) => bytes.toString('utf8')),
+      { kind: 'value', value: '{"y":1}' },
+    );
+  });
 });
