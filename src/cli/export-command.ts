@@ -1,5 +1,6 @@
 import { ExitCode, FatalError } from '../errors.js';
 import { openExistingDataDir } from '../store/data-dir.js';
+import { DirHandles } from '../store/dir-handles.js';
 import { names } from '../store/holdings.js';
 import { type SummaryFile, type SummaryPage, uncoveredKeys } from '../store/host-summary.js';
 import { readSummaryPages } from '../store/summary-pages.js';
@@ -143,7 +144,21 @@ export async function exportCommand(dataDir: string, options: ExportOptions, wri
   const hosts = new Set([...(await names(layout.dir('links'))), ...(options.errors ? await names(layout.dir('errs')) : [])]);
   for (const host of wanted) if (!hosts.has(host)) throw noSuchHost(host, dataDir, [...hosts]);
   const chosen = [...hosts].sort().filter((h) => wanted.size === 0 || wanted.has(h));
-  const read = await recordReader(layout);
+  const dirs = layout.mount.native ? await DirHandles.forDataDir(layout.root) : undefined;
+  try {
+    return await exportLines(layout, await recordReader(layout, dirs), chosen, options, write);
+  } finally {
+    dirs?.close();
+  }
+}
+
+async function exportLines(
+  layout: Layout,
+  read: RecordReader,
+  chosen: readonly string[],
+  options: ExportOptions,
+  write: LineSink,
+): Promise<number> {
   const batch: Buffer[] = [];
   let bytes = 0;
   for await (const some of orderedMap(allLines(layout, read, chosen, options), READS_IN_FLIGHT / LINES_AT_ONCE, (l) => l())) {

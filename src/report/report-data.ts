@@ -10,6 +10,7 @@ import { isKey } from '../url/key.js';
 import { hashString } from '../util/string-hash.js';
 import { KeySet } from '../url/key-set.js';
 import { recordReader } from '../store/record-reader.js';
+import { DirHandles } from '../store/dir-handles.js';
 import { mapLimit } from '../util/map-limit.js';
 import { EXCLUSION_CODES } from '../store/errs-tally.js';
 import { Timeline, type TimelineData } from './timeline.js';
@@ -156,7 +157,9 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
   };
 
   const hostNames = [...new Set([...(await names(layout.dir('links'))), ...(await names(layout.dir('errs')))])].sort();
-  const read = await recordReader(layout);
+  // Records read through their open host directories on a network mount: fewer round trips each.
+  const dirs = layout.mount.native ? await DirHandles.forDataDir(layout.root) : undefined;
+  const read = await recordReader(layout, dirs);
   await mapLimit(hostNames, HOSTS_AT_ONCE, async (host) => {
     const row: HostRow = { host, pages: 0, bytes: 0, errors: 0, robotsDisallowed: 0, retrying: 0, lease: leases.get(host) ?? null };
     const done = new KeySet();
@@ -177,7 +180,7 @@ export async function collectReport(dataDir: string, nowMs: number = Date.now())
     rows.push(row);
     // Keep the busiest hosts only, so that a crawl of a million hosts still makes a page.
     if (rows.length >= 2 * MAX_HOST_ROWS) trimRows(rows);
-  });
+  }).finally(() => dirs?.close());
   trimRows(rows);
   t.distinctLinks = distinct.size;
   t.seeds = (await names(layout.dir('seeds'))).filter((n) => n.endsWith('.url')).length;
