@@ -1,16 +1,21 @@
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { exportCommand } from '../../src/cli/export-command.js';
+import { openDataDir } from '../../src/store/data-dir.js';
 import { DirHandles } from '../../src/store/dir-handles.js';
 import { HostStore } from '../../src/store/host-store.js';
 import { DIRS, Layout } from '../../src/store/layout.js';
+import { serializeRecord } from '../../src/store/records.js';
 import { urlKey } from '../../src/url/key.js';
+import { NORMALIZATION_VERSION } from '../../src/url/normalize.js';
 import { pageRecord } from '../support/links-records.js';
 import { startSshfsPair } from '../support/sshfs-pair.js';
 
 const HOST = 'example.org';
 const PAGES = 20;
+const RECORDS_A_HOST = 50;
 
 /** SFTP requests by type that the mount's sshfs logged while `fn` ran. */
 async function requestsDuring(log: string, fn: () => Promise<void>): Promise<Record<string, number>> {
@@ -69,5 +74,41 @@ describe('round trips of a page on sshfs (docs/protocol.md, "Round trips on a ne
       for (const n of await names(kind)) assert.ok(!n.startsWith('.'), `${kind}/${n}: a temporary file left`);
     const key = urlKey(`http://${HOST}/handle-0`);
     assert.equal(await readFile(join(exported, 'html', HOST, `${key}.html`), 'utf8'), '<p>page</p>');
+  });
+
+  test('export reads each record through its open host directory: 6 requests a record, and the lines of a local export', async (t) => {
+    const pair = await startSshfsPair(1, { requestLog: true });
+    if ('skip' in pair) {
+      assert.notEqual(process.env.CI, 'true', `sshfs is installed in CI: ${pair.skip}`);
+      return t.skip(`sshfs unavailable: ${pair.skip}`);
+    }
+    t.after(() => pair.stop());
+    const local = join(pair.export, 'data');
+    const { layout } = await openDataDir(local, 'n1', { version: NORMALIZATION_VERSION, sessionParams: [] });
+    for (const host of [HOST, 'example.net']) {
+      await mkdir(layout.hostDir('links', host), { recursive: true });
+      for (let i = 0; i < RECORDS_A_HOST; i++) {
+        const url = `http://${host}/p${i}`;
+        await writeFile(layout.links(host, urlKey(url)), serializeRecord(pageRecord(url, { links: [`http://${host}/p${i + 1}`] })));
+      }
+    }
+    await writeFile(layout.links(HOST, urlKey(`http://${HOST}/torn`)), '{"v": 1, "url": "http://exa');
+    const run = async (dir: string): Promise<string> => {
+      const chunks: Buffer[] = [];
+      assert.equal(await exportCommand(dir, { errors: false, hosts: [] }, async (c) => void chunks.push(c)), 0);
+      return Buffer.concat(chunks).toString('utf8');
+    };
+    const expected = await run(local);
+    assert.equal(expected.split('\n').length - 1, 2 * RECORDS_A_HOST, 'the torn record is left out');
+    let got = '';
+    const ops = await requestsDuring(pair.requestLogs[0]!, async () => {
+      got = await run(join(pair.mounts[0]!, 'data'));
+    });
+    assert.equal(got, expected);
+    const records = 2 * RECORDS_A_HOST + 1;
+    t.diagnostic(`SFTP requests per record read: ${JSON.stringify(ops)} for ${records} records`);
+    // Through the open directory 2 LSTATs a record (its name, its attributes) and about 30 for the
+    // data directory and the listings; by path each open looks up DATA, links and the host again.
+    assert.ok((ops.OPEN ?? 0) >= records && (ops.LSTAT ?? 0) < 3 * records, JSON.stringify(ops));
   });
 });
