@@ -152,6 +152,7 @@ export async function exportCommand(dataDir: string, options: ExportOptions, wri
   }
 }
 
+/** Writes the lines of `chosen` to `write`, WRITE_BYTES at a time, holding no more than READS_IN_FLIGHT lines ahead of it. */
 async function exportLines(
   layout: Layout,
   read: RecordReader,
