@@ -35,6 +35,8 @@ export class Membership {
   readonly #departedEver = new Set<string>();
   /** Ids whose latest record seen says `done` (kept after the record is removed). */
   readonly #done = new Set<string>();
+  /** Peers whose record named another process than the one before, in this observation. */
+  readonly #replaced = new Set<string>();
 
   constructor(layout: Layout, options: MembershipOptions, deps: { clock: Clock }) {
     this.#layout = layout;
@@ -160,13 +162,17 @@ export class Membership {
     }
     this.#observations++;
     const after = this.liveIds();
+    // A live peer started again with its id (docs/protocol.md, "Nodes and liveness"): its
+    // earlier process, and what it held in memory, is lost, as if it had left.
+    const back = [...this.#replaced].filter((id) => after.includes(id));
+    this.#replaced.clear();
     for (const id of beforeIds) {
-      if (after.includes(id)) continue;
+      if (after.includes(id) && !back.includes(id)) continue;
       this.#departedEver.add(id);
       if (this.#peers.get(id)?.record.state === 'done') this.#departed.done.add(id);
       else this.#departed.lost.add(id);
     }
-    return after.join('\n') !== before;
+    return after.join('\n') !== before || back.length > 0;
   }
 
   /**
@@ -197,7 +203,7 @@ export class Membership {
   #see(id: string, record: NodeRecord, now: number, began: number): void {
     if (record.state === 'done') this.#done.add(id);
     else this.#done.delete(id);
-    seePeer(this.#peers, id, record, now, began, this.#options.deadAfterMs);
+    if (seePeer(this.#peers, id, record, now, began, this.#options.deadAfterMs)) this.#replaced.add(id);
   }
 
   /** Ids of the live nodes, this one included, sorted. */

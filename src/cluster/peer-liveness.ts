@@ -24,8 +24,16 @@ export interface Peer {
  * and dead at once when its process of this machine no longer runs or it says `done`. A peer
  * first seen dead (or stopping, or done) counts as having changed `deadAfterMs` ago. Its idle
  * time starts again when it turns idle or enters another idle epoch. Updates `peers` in place.
+ * True when the record names another process than the one before (started again with its id).
  */
-export function seePeer(peers: Map<string, Peer>, id: string, record: NodeRecord, now: number, began: number, deadAfterMs: number): void {
+export function seePeer(
+  peers: Map<string, Peer>,
+  id: string,
+  record: NodeRecord,
+  now: number,
+  began: number,
+  deadAfterMs: number,
+): boolean {
   const peer = peers.get(id);
   if (peer === undefined) {
     const dead = isDeadLocalProcess(record) || record.state === 'stopping' || record.state === 'done';
@@ -37,8 +45,9 @@ export function seePeer(peers: Map<string, Peer>, id: string, record: NodeRecord
       readBegan: began,
       wroteAfter: -Infinity,
     });
-    return;
+    return false;
   }
+  const was = peer.record.incarnation;
   if (record.counter !== peer.record.counter) {
     peer.lastChange = now;
     peer.wroteAfter = peer.readBegan;
@@ -49,6 +58,7 @@ export function seePeer(peers: Map<string, Peer>, id: string, record: NodeRecord
   else peer.idleSeenSince ??= now;
   peer.record = record;
   peer.alive = now - peer.lastChange < deadAfterMs && !isDeadLocalProcess(record) && record.state !== 'done';
+  return was !== undefined && record.incarnation !== undefined && was !== record.incarnation;
 }
 
 /**

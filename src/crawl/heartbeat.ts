@@ -236,7 +236,7 @@ export class Heartbeat {
       const lendsChanged = ownership.setPeerLends(p.membership.livePeers());
       if (changed) {
         const before = ownership.liveCount;
-        ownership.setLive(p.membership.liveIds());
+        ownership.setLive(p.membership.liveIds(), departed.lost);
         this.#sendOnMovedQueues();
         log.debug('nodes changed', { alive: ownership.liveCount });
         // Hosts gained from nodes that left done need no full reseed (docs/protocol.md, "Leaving done").
