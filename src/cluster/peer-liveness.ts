@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isDeadLocalProcess } from './local-liveness.js';
 import type { NodeRecord } from './node-record.js';
 
@@ -102,4 +103,21 @@ export function lastBusyPeers(selfIdleSince: number | undefined, peers: Readonly
     busy.push(id);
   }
   return busy.length > 0 ? busy : undefined;
+}
+
+/**
+ * A digest of the live nodes, this one (`selfId` in idle epoch `selfEpoch`) included, and their
+ * idle epochs (NodeRecord.settled): two nodes that saw the same nodes in the same epochs have
+ * the same key, whatever their clocks (docs/protocol.md, "Rounds, reseeds and the end of the crawl").
+ */
+export function viewKey(selfId: string, selfEpoch: number, peers: ReadonlyMap<string, Peer>): string {
+  const parts = [`${selfId} ${selfEpoch}`];
+  for (const [id, peer] of peers) if (peer.alive) parts.push(`${id} ${peer.record.idleEpoch}`);
+  return createHash('sha256').update(parts.sort().join('\n')).digest('hex').slice(0, 16);
+}
+
+/** True when every live peer's last record says it settled in view `key` (a record of an older version, without the field, counts). */
+export function peersSettledIn(key: string, peers: ReadonlyMap<string, Peer>): boolean {
+  for (const peer of peers.values()) if (peer.alive && peer.record.settled !== undefined && peer.record.settled !== key) return false;
+  return true;
 }

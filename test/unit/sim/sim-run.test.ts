@@ -100,6 +100,14 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test('seeds 116, 114, 142, 477, 699, 954: a node killed after it proved itself alive, before it read its inbox (or fetched what it read), is found dead before the others end (each live peer must say it settled in their view), and its hosts are crawled', async () => {
+    const r = await runSeed(116, { factory: realNode });
+    assert.match(r.header[1]!, /kill n0@974 restart\+6291/);
+    assert.deepEqual(r.violations, []);
+    for (const seed of [114, 142, 477, 699, 954])
+      assert.deepEqual((await runSeed(seed, { factory: realNode })).violations, [], `seed ${seed}`);
+  });
+
   test("seed 961: a node killed and started again with its id within dead-after is lost to its peers: the lender of a host it had borrowed takes the host back and reseeds fully (the new process counted the lend, whose queue its earlier process had read, and never read the host's records)", async () => {
     const r = await runSeed(961, { factory: realNode });
     assert.match(r.header[1]!, /kill n1@2156 restart\+1082/);
