@@ -6,7 +6,7 @@ import { readJsonValidated, readRecord } from '../store/read-record.js';
 import { isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
 import { SelfRecord, type SelfStatus } from './self-record.js';
-import { allIdleSince, lastBusyPeers, peersWroteAfter, seePeer, type Peer } from './peer-liveness.js';
+import { allIdleSince, lastBusyPeers, peersSettledIn, peersWroteAfter, seePeer, viewKey, type Peer } from './peer-liveness.js';
 
 export interface MembershipOptions {
   readonly nodeId: string;
@@ -35,6 +35,8 @@ export class Membership {
   readonly #departedEver = new Set<string>();
   /** Ids whose latest record seen says `done` (kept after the record is removed). */
   readonly #done = new Set<string>();
+  /** Peers whose record named another process than the one before, in this observation. */
+  readonly #replaced = new Set<string>();
 
   constructor(layout: Layout, options: MembershipOptions, deps: { clock: Clock }) {
     this.#layout = layout;
@@ -53,12 +55,10 @@ export class Membership {
   }
 
   /**
-   * True when node `nodeId` runs now in another process than `incarnation` (docs/protocol.md,
-   * "Who crawls what"): its record, read now (after the lease that names `incarnation`, and a
-   * process writes its record before it takes a lease), names another. Such a lease is an
-   * earlier process's, which no live process holds. The process the last observe saw is taken
-   * as running without a read (a lease of it blocks, the usual case, at no cost). Throws what
-   * the read throws, but for a record that is absent or torn (false: the other rules decide).
+   * True when node `nodeId` runs now in another process than `incarnation` (docs/protocol.md, "Who crawls what"): its
+   * record, read now (after the lease that names `incarnation`; a process writes its record before it takes a lease), names
+   * another. The process the last observe saw is taken as running without a read (a lease of it blocks, at no cost).
+   * Throws what the read throws, but for a record that is absent or torn (false: the other rules decide).
    */
   async replaced(nodeId: string, incarnation: string): Promise<boolean> {
     if (this.#peers.get(nodeId)?.record.incarnation === incarnation) return false;
@@ -81,9 +81,16 @@ export class Membership {
     return this.#self.counter;
   }
 
-  /** Notes this node's state at once (SelfRecord.setState). */
-  setState(state: NodeState): void {
+  /** The live nodes and their idle epochs as this node sees them (peer-liveness.ts), and whether every live peer settled in that view. */
+  view(): { key: string; peersSettled: boolean } {
+    const key = viewKey(this.#options.nodeId, this.#self.idleEpoch, this.#peers);
+    return { key, peersSettled: peersSettledIn(key, this.#peers) };
+  }
+
+  /** Notes this node's state at once (SelfRecord.setState); `settled`: an empty reseed of it was taken in that view (SelfRecord.settle). */
+  setState(state: NodeState, settled?: string): void {
     this.#self.setState(state);
+    if (settled !== undefined) this.#self.settle(settled);
   }
 
   /** Writes this node's record. Throws what the file system throws. */
@@ -160,13 +167,16 @@ export class Membership {
     }
     this.#observations++;
     const after = this.liveIds();
+    // A live peer started again with its id (docs/protocol.md, "Nodes and liveness"): its earlier process is lost, as if it left.
+    const back = [...this.#replaced].filter((id) => after.includes(id));
+    this.#replaced.clear();
     for (const id of beforeIds) {
-      if (after.includes(id)) continue;
+      if (after.includes(id) && !back.includes(id)) continue;
       this.#departedEver.add(id);
       if (this.#peers.get(id)?.record.state === 'done') this.#departed.done.add(id);
       else this.#departed.lost.add(id);
     }
-    return after.join('\n') !== before;
+    return after.join('\n') !== before || back.length > 0;
   }
 
   /**
@@ -197,7 +207,7 @@ export class Membership {
   #see(id: string, record: NodeRecord, now: number, began: number): void {
     if (record.state === 'done') this.#done.add(id);
     else this.#done.delete(id);
-    seePeer(this.#peers, id, record, now, began, this.#options.deadAfterMs);
+    if (seePeer(this.#peers, id, record, now, began, this.#options.deadAfterMs)) this.#replaced.add(id);
   }
 
   /** Ids of the live nodes, this one included, sorted. */

@@ -42,6 +42,13 @@ export interface NodeRecord {
   readonly wanting?: number;
   /** Hosts this node owns by rendezvous and has lent, host directory -> borrower's id. */
   readonly lent?: Readonly<Record<string, string>>;
+  /**
+   * The view (PeerLiveness `viewKey`: the live nodes and their idle epochs) in which a reseed
+   * of this node, begun after it saw every live node idle, found nothing; '' when none since it
+   * last turned idle (docs/protocol.md, "Rounds, reseeds and the end of the crawl"). Absent in
+   * records of older versions: taken as settled.
+   */
+  readonly settled?: string;
 }
 
 /**

@@ -52,10 +52,15 @@ export class Ownership {
     return this.#nodes.length;
   }
 
-  /** Sets the live nodes (this one must be among them); true when the set changed. */
-  setLive(ids: readonly string[]): boolean {
+  /**
+   * Sets the live nodes (this one must be among them); true when the set changed. `lost`: nodes
+   * that left since the last call, some perhaps live again in a new process (started again
+   * with their id): lends to those end as if they had not come back.
+   */
+  setLive(ids: readonly string[], lost: readonly string[] = []): boolean {
     const key = [...ids].sort().join('\n');
-    if (key === this.#key) return false;
+    const back = lost.filter((id) => ids.includes(id));
+    if (key === this.#key && back.length === 0) return false;
     this.#key = key;
     this.#nodes = ids.map(candidate);
     this.#live = new Set(ids);
@@ -63,7 +68,7 @@ export class Ownership {
     // This node's lends that count no more end now (the borrower left: it gets nothing back
     // if it returns; or the host's rendezvous winner is another node now).
     for (const [hostDir, borrower] of this.#lent) {
-      if (!this.#live.has(borrower) || this.rendezvousOwner(hostDir) !== this.#self) this.#lent.delete(hostDir);
+      if (!this.#live.has(borrower) || back.includes(borrower) || this.rendezvousOwner(hostDir) !== this.#self) this.#lent.delete(hostDir);
     }
     return true;
   }

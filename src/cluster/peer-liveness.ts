@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isDeadLocalProcess } from './local-liveness.js';
 import type { NodeRecord } from './node-record.js';
 
@@ -24,8 +25,16 @@ export interface Peer {
  * and dead at once when its process of this machine no longer runs or it says `done`. A peer
  * first seen dead (or stopping, or done) counts as having changed `deadAfterMs` ago. Its idle
  * time starts again when it turns idle or enters another idle epoch. Updates `peers` in place.
+ * True when the record names another process than the one before (started again with its id).
  */
-export function seePeer(peers: Map<string, Peer>, id: string, record: NodeRecord, now: number, began: number, deadAfterMs: number): void {
+export function seePeer(
+  peers: Map<string, Peer>,
+  id: string,
+  record: NodeRecord,
+  now: number,
+  began: number,
+  deadAfterMs: number,
+): boolean {
   const peer = peers.get(id);
   if (peer === undefined) {
     const dead = isDeadLocalProcess(record) || record.state === 'stopping' || record.state === 'done';
@@ -37,8 +46,9 @@ export function seePeer(peers: Map<string, Peer>, id: string, record: NodeRecord
       readBegan: began,
       wroteAfter: -Infinity,
     });
-    return;
+    return false;
   }
+  const was = peer.record.incarnation;
   if (record.counter !== peer.record.counter) {
     peer.lastChange = now;
     peer.wroteAfter = peer.readBegan;
@@ -49,6 +59,7 @@ export function seePeer(peers: Map<string, Peer>, id: string, record: NodeRecord
   else peer.idleSeenSince ??= now;
   peer.record = record;
   peer.alive = now - peer.lastChange < deadAfterMs && !isDeadLocalProcess(record) && record.state !== 'done';
+  return was !== undefined && record.incarnation !== undefined && was !== record.incarnation;
 }
 
 /**
@@ -92,4 +103,21 @@ export function lastBusyPeers(selfIdleSince: number | undefined, peers: Readonly
     busy.push(id);
   }
   return busy.length > 0 ? busy : undefined;
+}
+
+/**
+ * A digest of the live nodes, this one (`selfId` in idle epoch `selfEpoch`) included, and their
+ * idle epochs (NodeRecord.settled): two nodes that saw the same nodes in the same epochs have
+ * the same key, whatever their clocks (docs/protocol.md, "Rounds, reseeds and the end of the crawl").
+ */
+export function viewKey(selfId: string, selfEpoch: number, peers: ReadonlyMap<string, Peer>): string {
+  const parts = [`${selfId} ${selfEpoch}`];
+  for (const [id, peer] of peers) if (peer.alive) parts.push(`${id} ${peer.record.idleEpoch}`);
+  return createHash('sha256').update(parts.sort().join('\n')).digest('hex').slice(0, 16);
+}
+
+/** True when every live peer's last record says it settled in view `key` (a record of an older version, without the field, counts). */
+export function peersSettledIn(key: string, peers: ReadonlyMap<string, Peer>): boolean {
+  for (const peer of peers.values()) if (peer.alive && peer.record.settled !== undefined && peer.record.settled !== key) return false;
+  return true;
 }

@@ -38,6 +38,8 @@ export class SelfRecord {
   #left = false;
   /** A record went out more than half of dead-after after the one before it (takeSilence). */
   #silent = false;
+  /** NodeRecord.settled: the view an empty reseed of this idle epoch was taken in. */
+  #settled = '';
 
   constructor(layout: Layout, options: SelfRecordOptions, clock: Clock) {
     this.#layout = layout;
@@ -46,6 +48,15 @@ export class SelfRecord {
     this.#startedAt = new Date(clock.now()).toISOString();
     this.incarnation = layout.mount.newId();
     this.#lastBeatOk = clock.monotonic();
+  }
+
+  get idleEpoch(): number {
+    return this.#idleEpoch;
+  }
+
+  /** An empty reseed of this idle epoch, begun after every live node was seen idle, was taken in view `key`. */
+  settle(key: string): void {
+    if (this.#idleSince !== undefined) this.#settled = key;
   }
 
   /** Monotonic time since which this node is idle (in its current idle epoch), or undefined. */
@@ -75,9 +86,11 @@ export class SelfRecord {
       if (this.#idleSince === undefined) {
         this.#idleSince = this.#clock.monotonic();
         this.#idleEpoch++;
+        this.#settled = '';
       }
     } else {
       this.#idleSince = undefined;
+      this.#settled = '';
     }
   }
 
@@ -96,6 +109,7 @@ export class SelfRecord {
       heartbeatMs: this.#options.heartbeatMs,
       startedAt: this.#startedAt,
       incarnation: this.incarnation,
+      settled: this.#settled,
       updatedAt: new Date(this.#clock.now()).toISOString(),
       ...status,
     };

@@ -45,6 +45,8 @@ export class DiscoveryRounds {
   #needFullReseed = false;
   /** Monotonic time the last reseed began (--watch reseeds while visits wait). */
   #lastReseed = -Infinity;
+  /** The view this node last said it settled in (NodeRecord.settled): published once, at once. */
+  #settledIn: string | undefined;
   /** Monotonic time the last reseed looked at every owned directory (#reseedScope). */
   #lastOwnSweep = -Infinity;
   /** Hosts gained from nodes that left done (docs/protocol.md, "Leaving done"). */
@@ -96,6 +98,7 @@ export class DiscoveryRounds {
     // Nothing in memory: look at the mount.
     const allIdleBefore = p.membership.allIdleSince();
     const peersWroteAfter = p.membership.peersWroteAfter();
+    const viewBefore = p.membership.view().key;
     const reseedStart = this.#d.clock.monotonic();
     this.#lastReseed = reseedStart;
     // A node that may have been counted dead reads everything again (docs/protocol.md, "Self-fencing").
@@ -145,11 +148,19 @@ export class DiscoveryRounds {
     const wasIdle = this.#d.stats.state === 'idle';
     this.#d.stats.state = 'idle';
     p.membership.setState('idle');
+    // Begun after every live node was seen idle, in a view that did not move meanwhile: this
+    // node says it read its inbox in that view (NodeRecord.settled), at once, peers wait for it.
+    const view = p.membership.view();
+    const settled = allIdleBefore !== undefined && allIdleBefore < reseedStart && view.key === viewBefore;
+    if (settled) p.membership.setState('idle', view.key);
+    if (settled && this.#settledIn !== view.key) this.#d.heartbeat.beatSoon();
+    this.#settledIn = settled ? view.key : undefined;
     const step = afterEmptyReseed({
       watch: this.#d.config.watch,
       allIdleBefore,
       reseedStart,
       peersWroteAfter,
+      peersSettled: settled && view.peersSettled,
       observations: p.membership.observations,
       wasIdle,
       allIdleNow: p.membership.allIdleSince() !== undefined,

@@ -71,6 +71,7 @@ export class Heartbeat {
   #ticks = 0;
   /** Whether the end rule's view held at the last heartbeat: every live node idle, every peer's record written since. */
   #endableSeen = false;
+  #settledSeen = false;
   /** Whether this node may act on its hosts (docs/protocol.md, "Self-fencing"). */
   readonly fence: SelfFence;
   #closed = false;
@@ -236,7 +237,7 @@ export class Heartbeat {
       const lendsChanged = ownership.setPeerLends(p.membership.livePeers());
       if (changed) {
         const before = ownership.liveCount;
-        ownership.setLive(p.membership.liveIds());
+        ownership.setLive(p.membership.liveIds(), departed.lost);
         this.#sendOnMovedQueues();
         log.debug('nodes changed', { alive: ownership.liveCount });
         // Hosts gained from nodes that left done need no full reseed (docs/protocol.md, "Leaving done").
@@ -254,11 +255,14 @@ export class Heartbeat {
         p.keeper.rebalance(ownership.liveCount);
         events.wake();
       }
-      // Every live node idle, and each peer wrote a record since: an idle node's next reseed may end the crawl, so now.
+      // Every live node idle, and each peer wrote a record since: an idle node's next reseed may end the crawl, so now;
+      // and again once each peer says it settled in this node's view (its next reseed may be the last).
       const idleSince = p.membership.allIdleSince() ?? Infinity;
       const endable = idleSince < Infinity && p.membership.peersWroteAfter() >= idleSince;
-      if (endable && !this.#endableSeen && stats.state === 'idle') events.wake();
+      const settled = endable && p.membership.view().peersSettled;
+      if (((endable && !this.#endableSeen) || (settled && !this.#settledSeen)) && stats.state === 'idle') events.wake();
       this.#endableSeen = endable;
+      this.#settledSeen = settled;
       await this.fence.readLeasesBack(async () => {
         if (ownership.partition !== 'host') return;
         p.keeper.dropLost(await p.leases.verify(changed || wasFenced ? 'all' : 'some'));

@@ -19,6 +19,12 @@ export interface IdleView {
    * (Membership.peersWroteAfter; Infinity with no live peer).
    */
   readonly peersWroteAfter: number;
+  /**
+   * Every live peer's record says a reseed of its own, begun after it saw every live node idle,
+   * found nothing, in the view (live nodes and idle epochs) this node's reseed began and ended in
+   * (Membership.view; false when this reseed did not begin after all were idle, or the view moved).
+   */
+  readonly peersSettled: boolean;
   /** How many times the nodes directory has been read (membership observations). */
   readonly observations: number;
   /** True when this node was idle already before this reseed (its idle record is published). */
@@ -49,7 +55,9 @@ export const ALONE_POLL_MS = 50;
  * nodes directory was read at least twice, so "every live node" is not a first guess), and
  * every live peer wrote a record after they were all idle: it lived after every hand-off to it
  * was written, so it reads them (a peer killed while idle is found dead instead, and the full
- * reseed that follows takes its hosts).
+ * reseed that follows takes its hosts); and that record says it did read them, in a reseed of
+ * its own that found nothing in the same view (a peer killed before then, after it proved
+ * itself alive, is found dead too: it never says so).
  * Otherwise a node that just went idle publishes it at once (peers wait for its record) and,
  * if every peer was idle already, reseeds again at once: that reseed, begun now, may be the
  * last one. Else it waits: alone, briefly; with peers, for their next heartbeats.
@@ -60,6 +68,7 @@ export function afterEmptyReseed(v: IdleView): IdleStep {
     v.allIdleBefore !== undefined &&
     v.allIdleBefore < v.reseedStart &&
     v.peersWroteAfter >= v.allIdleBefore &&
+    v.peersSettled &&
     v.observations >= 2
   ) {
     return { kind: 'complete' };

@@ -75,11 +75,13 @@ async function main(argv: readonly string[]): Promise<number> {
   let runs = 0;
   let violations = 0;
   let failing = 0;
+  let unfinished = 0;
   for (let seed = args.from; seed <= args.to; seed++) {
     const r = await runSeed(seed, options);
     runs++;
     violations += r.violations.length;
     if (r.violations.length > 0) failing++;
+    if (r.unfinished !== undefined) unfinished++;
     for (const [kind, n] of r.faults) faults.set(kind, (faults.get(kind) ?? 0) + n);
     if (single) {
       for (const line of args.verbose ? r.trace : r.header) process.stdout.write(`${line}\n`);
@@ -90,7 +92,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   }
   const kinds = FAULT_KINDS.map((k) => `${k} ${faults.get(k) ?? 0}`).join(', ');
-  process.stdout.write(`${runs} runs, ${violations} violations in ${failing} seeds; faults injected: ${kinds}\n`);
+  process.stdout.write(`${runs} runs, ${violations} violations in ${failing} seeds; faults injected: ${kinds}; unfinished ${unfinished}\n`);
   return violations > 0 ? 1 : 0;
 }
 

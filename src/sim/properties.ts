@@ -34,6 +34,8 @@ export class Properties implements SiteObserver {
   readonly #beats = new Map<string, number[]>();
   readonly #killed = new Map<string, number>();
   readonly #exited = new Map<string, number>();
+  /** Why this run's crawl did not end, so that its pages are a later run's (property 3 is not judged). */
+  #unfinished: string | undefined;
 
   constructor(settings: PropertySettings) {
     this.#s = settings;
@@ -53,6 +55,16 @@ export class Properties implements SiteObserver {
   /** `process` ended its run (its requests were over by then). */
   exited(process: string, t: number): void {
     this.#exited.set(process, t);
+  }
+
+  /** Why property 3 does not hold this run to its end (docs/simulator.md, "Properties"), if it does not. */
+  get unfinished(): string | undefined {
+    return this.#unfinished;
+  }
+
+  /** The crawl did not end (`why`): the pages it did not reach are left to a later run, as a user would rerun it. */
+  leftUnfinished(why: string): void {
+    this.#unfinished ??= why;
   }
 
   violation(text: string): void {
@@ -156,7 +168,7 @@ export class Properties implements SiteObserver {
       if (top === 'errs' && value.final === true) done.add(String(value.url));
       if (top === 'errs' && String(value.message).startsWith('robots.txt unavailable')) gaveUp.add(new URL(String(value.url)).host);
     }
-    this.#checkReached(site, links, done, gaveUp);
+    if (this.#unfinished === undefined) this.#checkReached(site, links, done, gaveUp);
     for (const { path, value } of summaries) this.#checkSummary(path, value, records);
   }
 

@@ -47,6 +47,8 @@ export interface SimResult {
   /** Hash of the trace: the same for every run of one seed. */
   readonly digest: string;
   readonly violations: readonly string[];
+  /** Why the crawl did not end (no node ended by the rule): its pages are a later run's, not judged (property 3). */
+  readonly unfinished: string | undefined;
   readonly faults: ReadonlyMap<FaultKind, number>;
   /** The run's site, settings and faults. */
   readonly header: readonly string[];
@@ -217,6 +219,8 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
         : `stuck: ${waiting.join(', ')} wait for nothing`,
     );
   }
+  // Every node killed for good or refused to start: no node ended the crawl, whose pages are a later run's.
+  if (![...ends.values()].includes('complete')) props.leftUnfinished('no node ended by the rule');
   props.checkFetches(site);
   const files = server.files(SIM_DATA_DIR).map((f) => ({ path: f.path.slice(SIM_DATA_DIR.length + 1), data: f.data }));
   props.checkMount(files, site, lostNodes);
@@ -226,8 +230,17 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     `seed ${seed}: ${plan.initial.length} nodes, ${site.hosts.length} hosts, ${site.pages.size} URLs; ` +
     `${site.requests.length} requests (${pages} answered 200, ${props.refetched} fetched again after a fault); ` +
     `${refused > 0 ? `${refused} refused to start on a failing mount; ` : ''}${sched.steps} events; last end at ${(lastEnd / 1000).toFixed(2)} s (faults over at ${(calm / 1000).toFixed(2)} s); ` +
-    `trace ${trace.digest()}: ${props.violations.length === 0 ? 'ok' : `${props.violations.length} violations`}`;
-  return { seed, digest: trace.digest(), violations: props.violations, faults: plan.counts, header, summary, trace: trace.lines };
+    `${props.unfinished === undefined ? '' : `unfinished (${props.unfinished}); `}trace ${trace.digest()}: ${props.violations.length === 0 ? 'ok' : `${props.violations.length} violations`}`;
+  return {
+    seed,
+    digest: trace.digest(),
+    violations: props.violations,
+    unfinished: props.unfinished,
+    faults: plan.counts,
+    header,
+    summary,
+    trace: trace.lines,
+  };
 }
 
 /** A node record's state in brief, for the verbose trace. */

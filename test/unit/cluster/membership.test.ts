@@ -443,6 +443,22 @@ describe('Membership: which process runs a node id', () => {
     assert.equal(await m.replaced('never-seen', 'first'), false, 'no record: the other rules decide');
   });
 
+  test('a live peer whose record names another process than before left lost and is live again: the change is told once', async () => {
+    const layout = await freshLayout();
+    const { m } = setup(layout);
+    await writeRecord(layout, remoteRecord(PEER, 7, { incarnation: 'first' }));
+    await m.observe();
+    m.takeDepartures();
+    await writeRecord(layout, remoteRecord(PEER, 1, { incarnation: 'second' }));
+    assert.equal(await m.observe(), true, 'its earlier process is gone, with what it held in memory');
+    assert.deepEqual(m.liveIds(), [SELF, PEER].sort());
+    assert.deepEqual(m.takeDepartures(), { done: [], lost: [PEER] });
+    assert.deepEqual(m.departedIds(), [PEER]);
+    await writeRecord(layout, remoteRecord(PEER, 2, { incarnation: 'second' }));
+    assert.equal(await m.observe(), false);
+    assert.deepEqual(m.takeDepartures(), { done: [], lost: [] });
+  });
+
   test('beat names this process, the same at every beat and another in another Membership of the same id', async () => {
     const layout = await freshLayout();
     const { m } = setup(layout);

@@ -192,6 +192,16 @@ describe('Ownership: lending hosts (docs/protocol.md, "Lending hosts")', () => {
     assert.equal(o.hostOwner(h), expectedOwner(h, [B, C]));
   });
 
+  test('a lend ends when its borrower is started again with its id (lost, and live again): the lender has the host again', () => {
+    const h = hostOf(A);
+    const lender = view(A);
+    lender.lend(h, B);
+    assert.equal(lender.setLive(NODES, [B]), true, 'the live set is the same, a node in it is new');
+    assert.equal(lender.hostOwner(h), A);
+    assert.equal(lender.ownLends(), undefined);
+    assert.equal(lender.setLive(NODES, ['gone']), false, 'a node lost that is not live again changes nothing more');
+  });
+
   test("a hand-off's lend counts at once, until the lender's record of that counter or later is read", () => {
     const h = hostOf(A);
     const borrower = view(B);

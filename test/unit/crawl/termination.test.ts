@@ -8,6 +8,7 @@ const BASE: IdleView = {
   allIdleBefore: START - 1,
   reseedStart: START,
   peersWroteAfter: Infinity,
+  peersSettled: true,
   observations: 2,
   wasIdle: true,
   allIdleNow: true,
@@ -17,32 +18,34 @@ const BASE: IdleView = {
 
 /**
  * Every combination of what a node may see (allIdleBefore: unknown, before, at, after the
- * reseed's start; peersWroteAfter: before, at, after allIdleBefore, or no peer).
+ * reseed's start; peersWroteAfter: before, at, after allIdleBefore, or no peer; peers settled or not).
  */
 function* everyView(): Generator<IdleView> {
   for (const watch of [false, true])
     for (const allIdleBefore of [undefined, START - 1, START, START + 1])
       for (const wrote of [-Infinity, START - 2, START - 1, START + 5, Infinity])
-        for (const observations of [0, 1, 2, 3])
-          for (const wasIdle of [false, true])
-            for (const allIdleNow of [false, true])
-              for (const alone of [false, true])
-                for (const heartbeatMs of [500, 5_000])
-                  yield {
-                    watch,
-                    allIdleBefore,
-                    reseedStart: START,
-                    peersWroteAfter: wrote,
-                    observations,
-                    wasIdle,
-                    allIdleNow,
-                    alone,
-                    heartbeatMs,
-                  };
+        for (const peersSettled of [false, true])
+          for (const observations of [0, 1, 2, 3])
+            for (const wasIdle of [false, true])
+              for (const allIdleNow of [false, true])
+                for (const alone of [false, true])
+                  for (const heartbeatMs of [500, 5_000])
+                    yield {
+                      watch,
+                      allIdleBefore,
+                      reseedStart: START,
+                      peersWroteAfter: wrote,
+                      peersSettled,
+                      observations,
+                      wasIdle,
+                      allIdleNow,
+                      alone,
+                      heartbeatMs,
+                    };
 }
 
 describe('afterEmptyReseed: the termination rule', () => {
-  test('every case: complete exactly when a reseed begun after all were idle found nothing (2+ reads) and every peer wrote a record after, never in --watch', () => {
+  test('every case: complete exactly when a reseed begun after all were idle found nothing (2+ reads), every peer wrote a record after and says it settled in this view, never in --watch', () => {
     let cases = 0;
     for (const v of everyView()) {
       cases++;
@@ -52,6 +55,7 @@ describe('afterEmptyReseed: the termination rule', () => {
         v.allIdleBefore !== undefined &&
         v.allIdleBefore < v.reseedStart &&
         v.peersWroteAfter >= v.allIdleBefore &&
+        v.peersSettled &&
         v.observations >= 2;
       assert.equal(step.kind === 'complete', ends, JSON.stringify(v));
       if (step.kind === 'complete') continue;
@@ -63,7 +67,7 @@ describe('afterEmptyReseed: the termination rule', () => {
         assert.equal(step.ms, ms, JSON.stringify(v));
       }
     }
-    assert.equal(cases, 2 * 4 * 5 * 4 * 2 * 2 * 2 * 2);
+    assert.equal(cases, 2 * 4 * 5 * 2 * 4 * 2 * 2 * 2 * 2);
   });
 
   test('alone and idle after a reseed that began after it went idle: complete', () => {
@@ -81,6 +85,12 @@ describe('afterEmptyReseed: the termination rule', () => {
     assert.deepEqual(afterEmptyReseed({ ...peers, peersWroteAfter: -Infinity }), { kind: 'wait', ms: 1_000, publishIdle: false });
     assert.deepEqual(afterEmptyReseed({ ...peers, peersWroteAfter: START - 100 }), { kind: 'complete' });
     assert.deepEqual(afterEmptyReseed({ ...peers, peersWroteAfter: START + 50 }), { kind: 'complete' });
+  });
+
+  test('a peer that proved itself alive but has not said it read its inbox in this view may be killed before it does: wait (it says so, or is found dead)', () => {
+    const peers = { ...BASE, alone: false, allIdleBefore: START - 100, peersWroteAfter: START - 50 };
+    assert.deepEqual(afterEmptyReseed({ ...peers, peersSettled: false }), { kind: 'wait', ms: 1_000, publishIdle: false });
+    assert.deepEqual(afterEmptyReseed({ ...peers, peersSettled: true }), { kind: 'complete' });
   });
 
   test('one read of the nodes directory is not enough (a peer may not have been seen yet)', () => {

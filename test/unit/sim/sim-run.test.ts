@@ -100,6 +100,35 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test('seeds 116, 114, 142, 477, 699, 954: a node killed after it proved itself alive, before it read its inbox (or fetched what it read), is found dead before the others end (each live peer must say it settled in their view), and its hosts are crawled', async () => {
+    const r = await runSeed(116, { factory: realNode });
+    assert.match(r.header[1]!, /kill n0@974 restart\+6291/);
+    assert.deepEqual(r.violations, []);
+    for (const seed of [114, 142, 477, 699, 954])
+      assert.deepEqual((await runSeed(seed, { factory: realNode })).violations, [], `seed ${seed}`);
+  });
+
+  test("seed 961: a node killed and started again with its id within dead-after is lost to its peers: the lender of a host it had borrowed takes the host back and reseeds fully (the new process counted the lend, whose queue its earlier process had read, and never read the host's records)", async () => {
+    const r = await runSeed(961, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@2156 restart\+1082/);
+    assert.deepEqual(r.violations, []);
+  });
+
+  test("seed 1223: a node that left a host alone for this run (robots.txt unavailable) does not leave done: the links to the host it dropped since are found by its peers' full reseed when one takes the host", async () => {
+    const r = await runSeed(1223, { factory: realNode });
+    assert.match(r.header[1]!, /pause n1@1029 for 5470/);
+    assert.deepEqual(r.violations, []);
+  });
+
+  test('seeds 327 and 1132: a run in which no node ended by the rule (every node killed for good, or refused to start) is unfinished, its pages left to a later run', async () => {
+    for (const seed of [327, 1132]) {
+      const r = await runSeed(seed, { factory: realNode });
+      assert.equal(r.unfinished, 'no node ended by the rule', `seed ${seed}`);
+      assert.deepEqual(r.violations, [], `seed ${seed}`);
+    }
+    assert.equal((await runSeed(961, { factory: realNode })).unfinished, undefined);
+  });
+
   test('seeds 1 to 50 on a mount without caches keep every property (docs/simulator.md, "What it found")', async () => {
     const failing: number[] = [];
     for (let seed = 1; seed <= 50; seed++) {
