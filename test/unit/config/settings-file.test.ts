@@ -7,7 +7,14 @@ import { addCrawlOptions, buildCrawlConfig } from '../../../src/cli/crawl-option
 import type { CrawlConfig } from '../../../src/config/crawl-config.js';
 import { givenSettings, settingNamed, type SettingValue } from '../../../src/config/crawl-settings.js';
 import { LiveSettings } from '../../../src/config/live-settings.js';
-import { readSettings, settingsPath, settleSettings, writeSettings, type Settled, type SettingsRecord } from '../../../src/config/settings-file.js';
+import {
+  readSettings,
+  settingsPath,
+  settleSettings,
+  writeSettings,
+  type Settled,
+  type SettingsRecord,
+} from '../../../src/config/settings-file.js';
 import { FatalError } from '../../../src/errors.js';
 import { tempDir } from '../../support/cli.js';
 
