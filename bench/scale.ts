@@ -177,7 +177,11 @@ async function resume(): Promise<Record<string, unknown>> {
   log(`resume: a node on the crawl, stopped after ${RESUME_PAGES} pages`);
   const started = performance.now();
   const node = startNode(data, ['--max-pages', String(RESUME_PAGES)]);
+  // Its CPU seconds, read until it exits (the last reading is at most half a second short).
+  let cpuS = 0;
+  const poll = setInterval(() => void (cpuS = Math.max(cpuS, cpuSeconds(node.child.pid!))), 500);
   const code = await node.exited;
+  clearInterval(poll);
   const wallS = (performance.now() - started) / 1000;
   const starts = pageStarts(started);
   if (starts.length === 0) throw new Error(`the resumed node fetched nothing (exit ${code}): ${node.last.join(' | ')}`);
@@ -192,6 +196,7 @@ async function resume(): Promise<Record<string, unknown>> {
     bestPagesPerS: best,
     pages: starts.length,
     wallS: round(wallS, 1),
+    cpuS: round(cpuS, 1),
   };
   log(`resume: ${JSON.stringify(r)}`);
   return r;
@@ -252,9 +257,10 @@ async function memory(): Promise<Record<string, unknown>> {
     queued = Math.max(queued, rec.queued);
   }
   const reseedS = (performance.now() - started) / 1000 - 5;
+  const cpuS = cpuSeconds(node.child.pid!);
   node.child.kill('SIGTERM');
   const code = await node.exited;
-  const r = { known, exit: code, reseedS: round(reseedS, 1), queued, peakRssMiB: round(peakKiB / 1024, 0) };
+  const r = { known, exit: code, reseedS: round(reseedS, 1), cpuS: round(cpuS, 1), queued, peakRssMiB: round(peakKiB / 1024, 0) };
   log(`memory: ${JSON.stringify(r)}`);
   return r;
 }
@@ -263,6 +269,17 @@ async function memory(): Promise<Record<string, unknown>> {
 function vmHwmKiB(pid: number): number {
   try {
     return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** The process's CPU seconds so far (user and system, from /proc); 0 once it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    // Fields 14 and 15 (utime, stime), in clock ticks of 1/100 s; the name (field 2) may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
   }

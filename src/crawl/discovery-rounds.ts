@@ -274,9 +274,14 @@ export class DiscoveryRounds {
   #sink(p: Parts): ReseedSink {
     return {
       wantsHost: (hostDir) => p.admission.wantsHost(hostDir),
+      // Hosts are taken a few at a time (HostKeeper); each host's records are scanned once it
+      // is, so the first requests start while the rest are taken (docs/protocol.md, "Host summaries").
       prepareHosts: async (hostDirs) => {
         for (const dir of hostDirs) p.admission.want(dir);
-        await p.keeper.allLoaded();
+      },
+      hostLoaded: (hostDir) => {
+        const host = p.frontier.hosts.get(hostDir);
+        return host === undefined ? Promise.resolve() : p.keeper.loaded(host);
       },
       addSeed: (raw) => {
         const r = normalizeUrl(raw, undefined, p.normalize);

@@ -12,7 +12,8 @@ import type { SpillFile } from './spill-file.js';
  * (docs/protocol.md, "Memory"): items spilled are taken back in the order they were spilled,
  * after the head. While the tail is not empty every item joins it, except those queued
  * `first`, so the order of a breadth-first queue is kept. The keys of the tail are claimed
- * through 128-bit fingerprints (KeySet), not strings.
+ * through 64-bit fingerprints (KeySet), not strings: two taken for one leave the second for a
+ * later offer (docs/protocol.md, "Memory").
  */
 export class HostWork {
   /** Keys queued in memory, retrying or in flight: claimed by this node. */
@@ -56,7 +57,7 @@ export class HostWork {
   /** Queues an item at the tail, in the spill file (`open` makes it at the first spill), and claims its key. */
   spill(item: QueueItem, open: () => SpillFile): void {
     this.#spill ??= open();
-    this.#spilledKeys ??= new KeySet();
+    this.#spilledKeys ??= new KeySet(64);
     this.#spilledKeys.add(item.key);
     this.#spill.append(item);
   }

@@ -1,13 +1,17 @@
 import { closeSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import type { QueueItem } from './host-queue.js';
 
-/** Bytes gathered before one write, and read at once. */
-const CHUNK = 64 * 1024;
+/**
+ * Bytes gathered before one write, and read at once: about 60 URLs, the order of a host's head
+ * in memory (SPILL_HEAD), so that neither a thousand hosts' pending lines nor a read taken
+ * back grow the node's memory much beyond --frontier-memory (docs/protocol.md, "Memory").
+ */
+const CHUNK = 8 * 1024;
 
 /**
  * The tail of one host's queue, in a file of this machine (docs/protocol.md, "Memory"): items
  * appended in order, one JSON line each, and taken back in the same order, a read of up to
- * 64 KiB at a time. Calls are synchronous: the file is local and each is one small write or
+ * CHUNK at a time. Calls are synchronous: the file is local and each is one small write or
  * read, which costs less than handing it to the thread pool.
  *
  * The file is this node's alone and never the truth: every URL in it is also a link of a
@@ -61,7 +65,7 @@ export class SpillFile {
     let size = Math.min(CHUNK, available);
     let buf: Buffer;
     let end: number;
-    // Each line ends with a newline; a read without one (a line of over 64 KiB) reads more.
+    // Each line ends with a newline; a read without one (a line longer than CHUNK) reads more.
     for (;;) {
       buf = this.#read(size);
       end = buf.lastIndexOf(10);

@@ -91,6 +91,7 @@ export async function scanRecords(hostDirs: readonly string[], o: ScanOptions): 
   };
   /** Lists one links/<host> directory and reads the records not read before. */
   const scanDir = async (hostDir: string): Promise<void> => {
+    await o.sink.hostLoaded?.(hostDir);
     const read = o.readOf(hostDir);
     let batch: Batch | undefined;
     try {
@@ -190,7 +191,9 @@ async function summaryEntries(
   const referrers = summary.pages.map(([, url, depth]) => ({ url, depth }));
   for (const [link, i] of summary.links) {
     const referrer = referrers[i]!;
-    const offered = offerLinks([link], referrer.depth + 1, o, memo, referrer);
+    // A summary names each link once, and the host's links are read from no other summary:
+    // those need no memo (at ten million URLs it was the largest structure of a reseed).
+    const offered = offerLinks([link], referrer.depth + 1, o, memo, referrer, hostDir);
     if (!(typeof offered === 'boolean' ? offered : await offered)) complete = false;
   }
   if (complete) for (const page of summary.pages) read.add(page[0]);
@@ -212,6 +215,7 @@ async function readLinksOf(hostDir: string, key: string, o: ScanOptions, memo: L
 /**
  * Offers the links of one record; false when some did not fit in the frontier. Synchronous
  * unless an offer is (a --hook priority makes it async): then the rest are awaited in turn.
+ * Links to `unique` (the host of a summary, whose links it names once) skip the memo.
  */
 function offerLinks(
   links: readonly unknown[],
@@ -219,13 +223,14 @@ function offerLinks(
   o: ScanOptions,
   memo: LinkMemo,
   referrer?: Referrer,
+  unique?: string,
 ): boolean | Promise<boolean> {
   const { sink, stats } = o;
   let complete = true;
   const offer = (link: unknown): OfferResult | Promise<OfferResult> | undefined => {
     if (typeof link !== 'string') return undefined;
     const target = hostDirOfNormalized(link);
-    if (target === undefined || !sink.wantsHost(target) || !memo.first(link, depth)) return undefined;
+    if (target === undefined || !sink.wantsHost(target) || (target !== unique && !memo.first(link, depth))) return undefined;
     return sink.offer(link, target, depth, referrer);
   };
   const count = (r: OfferResult): void => {

@@ -7,6 +7,12 @@ export interface ReseedSink {
   wantsHost(hostDir: string): boolean;
   /** Called with the wanted hosts that have files on the mount, before any offer. */
   prepareHosts(hostDirs: readonly string[]): Promise<void>;
+  /**
+   * Settles once a host's listing is taken (its done keys known), whatever its outcome: a
+   * scan reads a host's summary and records after it, so that the host's own links meet its
+   * done set, while the other hosts are still being taken.
+   */
+  hostLoaded?(hostDir: string): Promise<void>;
   /** A seed found in seeds/: widens the scope; returns its normalized form, if it is usable. */
   addSeed(raw: string): { url: string; hostDir: string } | undefined;
   /**

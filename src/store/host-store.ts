@@ -5,8 +5,8 @@ import { writeFileAtomic, writeFilesAtomic } from './atomic-write.js';
 import type { DirHandles } from './dir-handles.js';
 import { Layout, type HostKind } from './layout.js';
 import { tempOwner } from './temp-names.js';
-import { readSummaryFile } from './host-summary.js';
 import { readRecord } from './read-record.js';
+import { readSummaryPages } from './summary-pages.js';
 import { asErrsRecord, serializeRecord, type ErrsRecord, type LinksRecord } from './records.js';
 import type { WriteThread } from './write-thread.js';
 
@@ -190,13 +190,14 @@ export class HostStore {
   async listHost(hostDir: string, isGone: (nodeId: string) => boolean, withSummary = false): Promise<HostListing> {
     const [[html, links, errs], summary] = await Promise.all([
       Promise.all((['html', 'links', 'errs'] as const).map((kind) => this.#list(kind, hostDir))),
-      withSummary ? readSummaryFile(this.#layout, hostDir) : undefined,
+      withSummary ? readSummaryPages(this.#layout, hostDir) : undefined,
     ]);
     let removedTemps = 0;
     // The pages of the host's summary are done too: a listing may lag a hand-over by the mount's
     // cache time, and the previous holder wrote the summary before it released the lease, read
-    // whole now, after this node took it (docs/protocol.md, "Host summaries").
-    const linksKeys = new Set<string>(summary?.pages.map(([key]) => key));
+    // now, after this node took it (docs/protocol.md, "Host summaries"); only its pages are
+    // read, not its links (most of its bytes), which the reseed reads.
+    const linksKeys = new Set<string>(summary?.map(([key]) => key));
     const errKeys: string[] = [];
     const removals: Promise<void>[] = [];
     for (const [kind, names, into] of [

@@ -1,15 +1,13 @@
 /** Slots of a new set; a power of two. */
 const INITIAL_SLOTS = 16;
-/** 32-bit words of a fingerprint: 128 bits of the key. */
-const WORDS = 4;
 
 /**
  * A set of keys (lowercase hex SHA-224, as `urlKey` makes them) held as their first 128 bits
  * in one typed array: 21 to 43 bytes per key (16 a slot, a table between 3/8 and 3/4 full)
  * instead of about 100 for a `Set` of 56-character strings, and nothing for the garbage
- * collector to trace. A node keeps one per host for the URLs it has done and one for the URLs
- * of its queue that wait in a spill file (src/frontier/spill-file.ts), and the reseeder one
- * per directory for the records it has read.
+ * collector to trace. A node keeps one per host for the URLs it has done and one of 64 bits
+ * (below) for the URLs of its queue that wait in a spill file (src/frontier/spill-file.ts),
+ * and the reseeder one per directory for the records it has read.
  *
  * Two keys with the same first 128 bits count as one. A done key that stood for another one
  * would make that URL look done and never fetched, so the fingerprint is long enough for this
@@ -19,16 +17,28 @@ const WORDS = 4;
  *
  * Keys must be valid keys (callers check file names with `isKey`); the bits come from the
  * first 32 hex digits.
+ *
+ * A set made with `bits` 64 keeps the first 64 bits (8 bytes a slot): for the keys of URLs
+ * waiting in a spill file, where two keys taken for one only leave the second for a later
+ * offer or the next full reseed, as LinkMemo's do (docs/protocol.md, "Memory").
  */
 export class KeySet {
-  /** Open addressing with linear probing: slot i is words 4i to 4i + 3; all zero is empty. */
-  #table = new Int32Array(INITIAL_SLOTS * WORDS);
+  /** 32-bit words of a fingerprint: 4 (128 bits of the key) or 2 (64). */
+  readonly #w: 2 | 4;
+  /** Open addressing with linear probing: slot i is words wi to wi + w - 1; all zero is empty. */
+  #table: Int32Array;
   #mask = INITIAL_SLOTS - 1;
   #size = 0;
   /** The one key whose fingerprint is all zero (the empty slot's value) is kept aside. */
   #hasZero = false;
   /** The fingerprint of the last key parsed (`#parse`): no allocation per call. */
-  readonly #fp = new Int32Array(WORDS);
+  readonly #fp = new Int32Array(4);
+
+  /** `bits`: of the key kept (see above); 128 unless said. */
+  constructor(bits: 64 | 128 = 128) {
+    this.#w = bits === 64 ? 2 : 4;
+    this.#table = new Int32Array(INITIAL_SLOTS * this.#w);
+  }
 
   get size(): number {
     return this.#size;
@@ -68,7 +78,7 @@ export class KeySet {
     }
     const i = this.#slot();
     if (!this.#isEmpty(i)) return false;
-    this.#table.set(this.#fp, i * WORDS);
+    this.#table.set(this.#w === 4 ? this.#fp : this.#fp.subarray(0, 2), i * this.#w);
     this.#size++;
     // Grow at 3/4 full: probes stay short (about 2.5 on a hit, 8.5 on a miss at the worst).
     if (4 * this.#size > 3 * (this.#mask + 1)) this.#grow();
@@ -90,28 +100,29 @@ export class KeySet {
     // not between the hole and them, so that no probe stops early at the emptied slot.
     const t = this.#table;
     const mask = this.#mask;
+    const w = this.#w;
     for (let j = (hole + 1) & mask; !this.#isEmpty(j); j = (j + 1) & mask) {
-      const home = t[j * WORDS + 1]! & mask;
+      const home = t[j * w + 1]! & mask;
       if (((j - home) & mask) >= ((j - hole) & mask)) {
-        t.copyWithin(hole * WORDS, j * WORDS, j * WORDS + WORDS);
+        t.copyWithin(hole * w, j * w, j * w + w);
         hole = j;
       }
     }
-    t.fill(0, hole * WORDS, hole * WORDS + WORDS);
+    t.fill(0, hole * w, hole * w + w);
     return true;
   }
 
   /** Parses the key's fingerprint into `#fp`; true when it is all zero. */
   #parse(key: string): boolean {
     const fp = this.#fp;
-    for (let w = 0; w < WORDS; w++) fp[w] = hex32(key, 8 * w);
-    return fp[0] === 0 && fp[1] === 0 && fp[2] === 0 && fp[3] === 0;
+    for (let w = 0; w < this.#w; w++) fp[w] = hex32(key, 8 * w);
+    return fp[0] === 0 && fp[1] === 0 && (this.#w === 2 || (fp[2] === 0 && fp[3] === 0));
   }
 
   #isEmpty(i: number): boolean {
     const t = this.#table;
-    const at = i * WORDS;
-    return t[at] === 0 && t[at + 1] === 0 && t[at + 2] === 0 && t[at + 3] === 0;
+    const at = i * this.#w;
+    return t[at] === 0 && t[at + 1] === 0 && (this.#w === 2 || (t[at + 2] === 0 && t[at + 3] === 0));
   }
 
   /** The slot that holds `#fp`, or the empty slot where it would go. */
@@ -122,8 +133,15 @@ export class KeySet {
     const b = fp[1]!;
     const c = fp[2]!;
     const d = fp[3]!;
+    if (this.#w === 2) {
+      for (let i = b & this.#mask; ; i = (i + 1) & this.#mask) {
+        const w0 = t[2 * i]!;
+        const w1 = t[2 * i + 1]!;
+        if ((w0 === a && w1 === b) || (w0 === 0 && w1 === 0)) return i;
+      }
+    }
     for (let i = b & this.#mask; ; i = (i + 1) & this.#mask) {
-      const at = i * WORDS;
+      const at = i * 4;
       const w0 = t[at]!;
       const w1 = t[at + 1]!;
       if (w0 === a && w1 === b && t[at + 2] === c && t[at + 3] === d) return i;
@@ -133,13 +151,14 @@ export class KeySet {
 
   #grow(): void {
     const old = this.#table;
+    const w = this.#w;
     this.#table = new Int32Array(old.length * 2);
-    this.#mask = this.#table.length / WORDS - 1;
+    this.#mask = this.#table.length / w - 1;
     const fp = this.#fp;
-    for (let at = 0; at < old.length; at += WORDS) {
-      if (old[at] === 0 && old[at + 1] === 0 && old[at + 2] === 0 && old[at + 3] === 0) continue;
-      fp.set(old.subarray(at, at + WORDS));
-      this.#table.set(fp, this.#slot() * WORDS);
+    for (let at = 0; at < old.length; at += w) {
+      if (old[at] === 0 && old[at + 1] === 0 && (w === 2 || (old[at + 2] === 0 && old[at + 3] === 0))) continue;
+      for (let k = 0; k < w; k++) fp[k] = old[at + k]!;
+      this.#table.set(old.subarray(at, at + w), this.#slot() * w);
     }
   }
 }

@@ -36,7 +36,7 @@ describe('SpillFile', () => {
     for (const it of items.slice(0, 3_000)) file.append(it);
     assert.equal(file.length, 3_000);
     const first = file.take();
-    assert.ok(first.length < 3_000, 'one read of 64 KiB, not everything');
+    assert.ok(first.length < 3_000, 'one read of 8 KiB, not everything');
     for (const it of items.slice(3_000)) file.append(it);
     assert.deepEqual([...first, ...takeAll(file)], items);
     assert.equal(file.length, 0);
@@ -48,7 +48,7 @@ describe('SpillFile', () => {
     const path = join(await dirs(), 'q.jsonl');
     const file = new SpillFile(path);
     for (let i = 0; i < 2_000; i++) file.append(item(i));
-    assert.ok(statSync(path).size > 0, 'written once past 64 KiB');
+    assert.ok(statSync(path).size > 0, 'written once past 8 KiB');
     assert.equal(takeAll(file).length, 2_000);
     assert.equal(statSync(path).size, 0, 'emptied when all was taken');
     const long = item(1, 'x'.repeat(200_000));

@@ -265,6 +265,21 @@ describe('HostStore.listHost', () => {
     assert.deepEqual([...(await store.listHost('other.example', () => true, true)).linksKeys], [], 'no summary: the listing');
   });
 
+  test('withSummary reads only the pages of the summary: its links may be torn or cut, its pages still count', async () => {
+    const { layout, store } = await freshStore();
+    await store.writePage(HOST, K1, null, linksRecord('/one'));
+    const summary = emptySummary();
+    addRecord(summary, K2, linksRecord('/two'));
+    await writeHostSummary(layout, HOST, summary, { nodeId: NODE, fsync: false, nowMs: 0 });
+    const text = await readFile(layout.summary(HOST), 'utf8');
+    // Cut in the middle of its links: not a summary a reseed takes, but its pages are whole.
+    await writeFile(layout.summary(HOST), text.slice(0, text.indexOf('"links":[') + 12));
+    assert.deepEqual([...(await store.listHost(HOST, () => true, true)).linksKeys].sort(), [K1, K2].sort());
+    // Cut in its pages: nothing of it counts.
+    await writeFile(layout.summary(HOST), text.slice(0, text.indexOf('"pages":[') + 12));
+    assert.deepEqual([...(await store.listHost(HOST, () => true, true)).linksKeys], [K1]);
+  });
+
   test('removes temp files whose writer is gone and keeps the others', async () => {
     const { layout, store } = await freshStore();
     await store.writePage(HOST, K1, null, linksRecord('/one'));

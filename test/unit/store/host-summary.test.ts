@@ -5,7 +5,7 @@ import type { OfferResult } from '../../../src/frontier/admission/admission.js';
 import type { ReseedSink } from '../../../src/reseed/reseed-sink.js';
 import { Reseeder } from '../../../src/reseed/reseeder.js';
 import { writeFileAtomic } from '../../../src/store/atomic-write.js';
-import { currentHostSummary, readHostSummary, writeHostSummary } from '../../../src/store/host-summary.js';
+import { addRecord, currentHostSummary, emptySummary, readHostSummary, writeHostSummary } from '../../../src/store/host-summary.js';
 import { Layout, SUMMARY_DIR } from '../../../src/store/layout.js';
 import { tempName } from '../../../src/store/temp-names.js';
 import { Mount } from '../../../src/store/mount.js';
@@ -147,5 +147,52 @@ describe('host summaries', () => {
     assert.ok(newer.offers.includes(`http://b.test/from40 41 ${pageUrl(40)}`));
     // Without summaries (--recrawl-after), every record is read.
     assert.equal((await offersOfFullReseed(layout, false)).recordsRead, 41);
+  });
+
+  test("a full reseed scans a host's summary once its take settles, the other hosts meanwhile; a link that crosses hosts is offered once", async () => {
+    const fs = new MemoryFs(() => Date.now());
+    const layout = new Layout(ROOT, new Mount(fs, systemClock));
+    // Two hosts, each page linking to the next of its host and to one page of c.test.
+    for (const host of ['a.test', 'b.test']) {
+      await fs.mkdir(layout.hostDir('links', host), { recursive: true });
+      const summary = emptySummary();
+      for (let i = 0; i < 3; i++) {
+        const url = `http://${host}/p${i}`;
+        const record = pageRecord(url, { depth: i, links: [`http://${host}/p${i + 1}`, 'http://c.test/shared'] });
+        await writeFileAtomic(layout.mount, layout.links(host, urlKey(url)), serializeRecord(record), { nodeId: NODE, fsync: false });
+        addRecord(summary, urlKey(url), record);
+      }
+      await writeHostSummary(layout, host, summary, OPTIONS);
+    }
+    const offers: string[] = [];
+    let takeA!: () => void;
+    const aTaken = new Promise<void>((resolve) => (takeA = resolve));
+    const sink: ReseedSink = {
+      wantsHost: () => true,
+      prepareHosts: async () => undefined,
+      hostLoaded: (hostDir) => (hostDir === 'a.test' ? aTaken : Promise.resolve()),
+      addSeed: () => undefined,
+      offer: (url): OfferResult => {
+        offers.push(url);
+        return 'queued';
+      },
+    };
+    const reseeder = new Reseeder(layout, { clock: new FakeClock(), serverTime: () => undefined });
+    const done = reseeder.reseed(sink, true);
+    for (let i = 0; i < 100 && !offers.includes('http://b.test/p3'); i++) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(offers.sort(), ['http://b.test/p1', 'http://b.test/p2', 'http://b.test/p3', 'http://c.test/shared']);
+    takeA();
+    const stats = await done;
+    assert.equal(stats.summariesRead, 2);
+    assert.equal(stats.recordsRead, 0);
+    assert.deepEqual(offers.sort(), [
+      'http://a.test/p1',
+      'http://a.test/p2',
+      'http://a.test/p3',
+      'http://b.test/p1',
+      'http://b.test/p2',
+      'http://b.test/p3',
+      'http://c.test/shared',
+    ]);
   });
 });

@@ -102,4 +102,21 @@ describe('KeySet', () => {
     assert.equal(set.has(zero), false);
     assert.equal(set.size, 0);
   });
+
+  test('a set of 64 bits keeps the first 64: keys that share them are one; adds, finds and deletes through growth', () => {
+    const set = new KeySet(64);
+    assert.equal(set.add(keyOf(0xdeadbeef, 0xfeedf00d)), true);
+    assert.equal(set.has(keyOf(0xdeadbeef, 0xfeedf00d, 'b')), true, 'the same first 64 bits');
+    assert.equal(set.add(keyOf(0xdeadbeef, 0xfeedf00d, 'b')), false);
+    assert.equal(set.has(keyOf(0xdeadbeef, 0xfeedf00e)), false);
+    assert.equal(set.add(keyOf(0, 0)), true, 'the zero fingerprint, kept aside');
+    assert.equal(set.has(keyOf(0, 0, 'c')), true);
+    const keys = Array.from({ length: 20_000 }, (_, i) => urlKey(`http://example.com/${i}`));
+    for (const k of keys) assert.equal(set.add(k), true);
+    assert.equal(set.size, 20_002);
+    for (const [i, k] of keys.entries()) if (i % 3 === 0) assert.equal(set.delete(k), true);
+    for (const [i, k] of keys.entries()) assert.equal(set.has(k), i % 3 !== 0, `key ${i}`);
+    assert.equal(set.delete(keyOf(0, 0)), true);
+    assert.equal(set.has(keyOf(0, 0)), false);
+  });
 });
