@@ -27,8 +27,8 @@ export interface FetchPageContext extends PipelineContext {
    * the chain there and the target is only recorded as a link.
    */
   claimRedirect(target: Target): boolean;
-  /** Waits until the host's politeness allows the next hop of a redirect chain. */
-  pace(): Promise<void>;
+  /** Waits until the host's politeness allows the next hop of a redirect chain; false: the hop is not sent. */
+  pace(): Promise<boolean>;
   /** A revisit's stored validators, sent with the first request (conditional GET). */
   readonly validators?: Validators | undefined;
 }

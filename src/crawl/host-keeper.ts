@@ -283,15 +283,15 @@ export class HostKeeper {
 
   /**
    * A lease held for a host this node no longer manages would block its rightful owner
-   * forever: give such leases back (a safety net; a hand-over normally releases them).
+   * forever: give such leases back (a safety net; a hand-over normally releases them). A
+   * host still known, even one being let go, is left to `letGo`: it writes the host's summary
+   * before it releases the lease, and the next owner counts the pages the summary names
+   * (docs/protocol.md, "Host summaries").
    */
   async releaseOrphanLeases(): Promise<void> {
     const { leases, log } = this.#d;
-    const frontier = this.#d.frontier;
     for (const dir of [...leases.held()]) {
-      const host = frontier.hosts.get(dir);
-      if (host !== undefined && (host.phase !== 'releasing' || host.inFlight > 0)) continue;
-      if (host !== undefined) frontier.forget(dir);
+      if (this.#d.frontier.hosts.has(dir)) continue;
       log.warn('releasing a lease no host needed', { host: dir });
       await leases.release(dir).catch(() => undefined);
     }

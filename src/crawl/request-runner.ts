@@ -75,11 +75,10 @@ export class RequestRunner {
   #fetched = 0;
   #threadsStarted = false;
   /**
-   * Pages fetched whose commit the mount refused (a fault: docs/protocol.md, "Faults of the
-   * mount"): kept, with their claims, and written when the mount is back instead of fetched
-   * again.
+   * Pages fetched whose commit the mount refused (docs/protocol.md, "Faults of the mount"), kept with
+   * their claims and host slots (a host let go keeps its lease for them), written when it is back.
    */
-  #unwritten: { host: HostState; item: QueueItem; outcome: PageOutcome; sitemap: boolean }[] = [];
+  #unwritten: { host: HostState; item: QueueItem; outcome: PageOutcome; sitemap: boolean; end: 'ok' | 'transient' | 'final' }[] = [];
 
   constructor(deps: RequestRunnerDeps) {
     this.#d = deps;
@@ -109,17 +108,17 @@ export class RequestRunner {
   async commitUnwritten(leasesJustRead = false): Promise<void> {
     const d = this.#d;
     while (this.#unwritten.length > 0) {
-      const { host, item, outcome, sitemap } = this.#unwritten[0]!;
-      // A host moving to another node is still ours until this commit (its lease waits for it).
-      if ((host.phase !== 'ready' && host.phase !== 'releasing') || host.leaseLost || (!leasesJustRead && d.control.fenced())) {
+      const { host, item, outcome, sitemap, end } = this.#unwritten[0]!;
+      const held = (host.phase === 'ready' || host.phase === 'releasing') && !host.leaseLost; // releasing: its lease waits for this
+      if (held && (leasesJustRead || !d.control.fenced())) await this.#commit(host, outcome, sitemap);
+      else {
         d.recrawler?.abandon(host.dir, item.key);
         this.#unclaim(host, item, outcome);
         if (host.phase === 'ready' && !host.leaseLost) d.frontier.requeue(host, item);
         else d.stats.leftToNewOwner++;
-      } else {
-        await this.#commit(host, outcome, sitemap);
       }
       this.#unwritten.shift();
+      host.endRequest(end);
       this.#ended(host);
     }
   }
@@ -200,6 +199,7 @@ export class RequestRunner {
     let committing = false;
     const sitemap = d.sitemaps?.isSitemap(host.dir, item.key) === true;
     let kind: 'ok' | 'transient' | 'final' = 'ok';
+    let kept = false;
     try {
       // With URL partitioning another node may have fetched this URL while it was its owner.
       if (d.ownership.partition === 'url' && (await d.store.hasLinks(host.dir, item.key))) {
@@ -238,7 +238,7 @@ export class RequestRunner {
       }
       const first = outcome.commits[0]!;
       if (first.type === 'error') kind = first.failure.kind;
-      const aborted = first.type === 'error' && first.failure.code === 'ABORTED';
+      const aborted = first.type === 'error' && first.failure.code === 'ABORTED' && d.control.stopping(); // not: a hop #pace held back
       // A host that moved to another node is still ours until its requests in flight are
       // committed and the lease is released; a host whose lease was lost is not.
       if (aborted || host.leaseLost || d.control.fenced()) {
@@ -253,9 +253,9 @@ export class RequestRunner {
       await this.#commit(host, outcome, sitemap);
     } catch (err) {
       if (committing && !d.control.stopping()) {
-        // The mount failed under the commit: the page is kept, claims and all, and written
-        // when the mount is back (commitUnwritten), not fetched again.
-        this.#unwritten.push({ host, item, outcome: outcome!, sitemap });
+        // The mount failed under the commit: the page is kept (claims, slot), written when the mount is back, not fetched again.
+        this.#unwritten.push({ host, item, outcome: outcome!, sitemap, end: kind });
+        kept = true;
       } else {
         // Failed before its commit: the URL is not done; it goes back in the queue.
         if (outcome !== undefined) this.#unclaim(host, item, outcome);
@@ -266,7 +266,7 @@ export class RequestRunner {
       d.control.onStoreError(err);
     } finally {
       this.#inFlight--;
-      host.endRequest(kind);
+      if (!kept) host.endRequest(kind);
       this.#ended(host);
     }
   }
@@ -278,11 +278,12 @@ export class RequestRunner {
     if (nothingInHand({ queued: frontier.queued, inFlight: this.#inFlight })) this.#d.control.wake();
   }
 
-  /** Waits until the host's politeness allows the next hop of a redirect chain. */
-  async #pace(host: HostState): Promise<void> {
+  /** Waits until the host's politeness allows the next hop of a redirect chain; false when the hop may not go (fenced, lease lost). */
+  async #pace(host: HostState): Promise<boolean> {
     const wait = host.hopWaitMs(this.#d.clock.monotonic());
     if (wait > 0) await new Promise<void>((resolve) => this.#d.clock.setTimeout(resolve, wait));
     host.hopStarted(this.#d.clock.monotonic());
+    return !host.leaseLost && !this.#d.control.fenced();
   }
 
   /** Writes what fetching a URL came to (and, for a sitemap, what it says beyond its links). */

@@ -20,8 +20,12 @@ export interface PipelineContext {
   /** The fetch middleware (src/hooks/middleware-chain.ts); without it: no step, every response accepted. */
   readonly middleware?: MiddlewareChain | undefined;
   readonly signal?: AbortSignal | undefined;
-  /** Waits until the host's politeness allows the next hop of a redirect chain; without it, hops are not paced. */
-  pace?(): Promise<void>;
+  /**
+   * Waits until the host's politeness allows the next hop of a redirect chain; without it, hops
+   * are not paced. False: the hop is not sent, this node may no longer crawl the host (the wait
+   * may have been a pause past --dead-after).
+   */
+  pace?(): Promise<boolean>;
   /** Told of each request sent, with the HTTP status of its answer (undefined: none came). */
   sent?(status: number | undefined): void;
 }
@@ -156,7 +160,9 @@ export async function sendRequest(spec: RequestSpec, ctx: PipelineContext): Prom
     if (before.kind === 'respond') {
       res = before.response;
     } else {
-      if (requests > 0) await ctx.pace?.();
+      if (requests > 0 && (await ctx.pace?.()) === false) {
+        return done({ type: 'failure', url, failure: new FetchFailure('ABORTED', 'transient', 'not sent: fenced or lease lost') });
+      }
       try {
         requests++;
         res = await ctx.fetcher.fetch(url, {

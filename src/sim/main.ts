@@ -1,12 +1,10 @@
 import { FAULT_KINDS, type FaultKind } from './faults.js';
-import type { ServerMutation } from './mount-server.js';
+import { MUTATIONS, type Mutation } from './mutations.js';
 import { realNode } from './real-node.js';
 import { runSeed, type SimOptions } from './sim-run.js';
 
-const USAGE = 'usage: npm run sim -- (--seed S | --seeds A..B) [--nodes N] [--cache-ms MS] [--verbose] [--mutation link-replaces]';
-
-/** The mistakes that can be put into a run on purpose, by name (docs/simulator.md). */
-const MUTATIONS: Record<string, ServerMutation> = { 'link-replaces': { linkReplaces: true } };
+const USAGE =
+  'usage: npm run sim -- (--seed S | --seeds A..B) [--nodes N] [--cache-ms MS] [--verbose] [--mutation link-replaces|no-last-look]';
 
 interface Args {
   readonly from: number;
@@ -14,7 +12,7 @@ interface Args {
   readonly nodes: number | undefined;
   readonly cacheMs: number | undefined;
   readonly verbose: boolean;
-  readonly mutation: ServerMutation | undefined;
+  readonly mutation: Mutation | undefined;
 }
 
 /** The command line, or one line saying what is wrong with it. */
@@ -23,7 +21,7 @@ function parseArgs(argv: readonly string[]): Args | string {
   let nodes: number | undefined;
   let cacheMs: number | undefined;
   let verbose = false;
-  let mutation: ServerMutation | undefined;
+  let mutation: Mutation | undefined;
   const int = (s: string | undefined): number | undefined => (s !== undefined && /^\d+$/.test(s) ? Number(s) : undefined);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;

@@ -1,7 +1,8 @@
 import type { CrawlConfig } from '../config/crawl-config.js';
 import { FaultPlan, type FaultKind, type NodeFault } from './faults.js';
-import { MountServer, type ServerMutation } from './mount-server.js';
+import { MountServer } from './mount-server.js';
 import { MountView, type MountViewOptions } from './mount-view.js';
+import { applyNodeMutation, type Mutation } from './mutations.js';
 import { Properties } from './properties.js';
 import { Random } from './random.js';
 import { Scheduler } from './scheduler.js';
@@ -37,8 +38,8 @@ export interface SimOptions {
   readonly verbose?: boolean;
   /** How long listings and attributes may lag on every node (default: drawn, 0 on sshfs, 0 to 300 ms on NFS). */
   readonly cacheMs?: number;
-  /** A mistake put into the mount on purpose (docs/simulator.md, "Proof that it finds bugs"). */
-  readonly mutation?: ServerMutation;
+  /** A mistake put into the mount or the nodes on purpose (docs/simulator.md, "Proof that it finds bugs"). */
+  readonly mutation?: Mutation;
 }
 
 /** What a run came to. */
@@ -83,7 +84,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     deadAfterMs: settings.deadAfterMs,
     fastestRate: Math.max(...plan.rates.values()),
   });
-  const server = new MountServer(SIM_DATA_DIR, () => serverWall(sched), options.mutation);
+  const server = new MountServer(SIM_DATA_DIR, () => serverWall(sched), options.mutation?.server);
   const site = new SimSite({ sched, rng: rng.fork('site'), trace, observer: props });
   const mountRng = rng.fork('mount');
   const sshfs = mountRng.chance(0.5);
@@ -210,7 +211,8 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   const siteTrouble = Math.max(0, ...[...site.pages.values()].map((p) => p.failUntil), ...site.hosts.map((h) => h.robotsFailUntil));
   const calm = Math.max(plan.lastFaultEnd, siteTrouble);
   // The crawl ends when no node runs, unless every node was killed and one is still to come back.
-  const stop = await sched.run(calm + END_BOUND_MS, () => running === 0 && (pendingStarts === 0 || endedByRule));
+  const restore = applyNodeMutation(options.mutation);
+  const stop = await sched.run(calm + END_BOUND_MS, () => running === 0 && (pendingStarts === 0 || endedByRule)).finally(restore);
   if (stop !== 'done') {
     const waiting = [...live.values()].filter((p) => !ends.has(p) && sched.stateOf(p) !== 'dead');
     props.violation(

@@ -100,7 +100,9 @@ const local = (path: string, depth = 2): Target => target(`${server.origin}${pat
 const url = (path: string): string => local(path).url;
 
 /** A context that claims every redirect (or as `claim` says) and logs pace() calls. */
-function context(options: { claim?: (t: Target) => boolean; maxRedirects?: number } = {}): FetchPageContext & { claims: Target[] } {
+function context(
+  options: { claim?: (t: Target) => boolean; maxRedirects?: number; mayGo?: () => boolean } = {},
+): FetchPageContext & { claims: Target[] } {
   events = [];
   const claims: Target[] = [];
   return {
@@ -114,6 +116,7 @@ function context(options: { claim?: (t: Target) => boolean; maxRedirects?: numbe
     },
     pace: async () => {
       events.push('pace');
+      return options.mayGo?.() ?? true;
     },
     claims,
   };
@@ -213,6 +216,20 @@ describe('fetchPage: redirects', () => {
     assert.equal(a2.target.url, url('/a'));
     assert.deepEqual(a2.links, [url('/b')]);
     assert.equal(out2.commits.length, 2);
+  });
+
+  test('a hop that pace holds back is not sent: the first commit is ABORTED (the runner writes none), claims listed', async () => {
+    // After the wait the node was fenced or lost the host's lease (docs/protocol.md, "Self-fencing").
+    const ctx = context({ mayGo: () => false });
+    const out = await fetchPage(local('/a'), ctx);
+    assert.deepEqual(events, ['/a', 'pace']);
+    assert.equal(out.requests, 1);
+    asError(out.commits[0], 'ABORTED', 'transient');
+    assert.equal(out.commits[0]!.target.url, url('/b'));
+    assert.deepEqual(
+      out.claimed.map((t) => t.url),
+      [url('/b')],
+    );
   });
 
   test('a loop gives one REDIRECT_LOOP error commit for the start URL and lists the claimed targets', async () => {

@@ -25,6 +25,7 @@ async function keeperRig(
   site: Record<string, Answer | Answer[]>,
   over: Partial<CrawlConfig> = {},
   ownership = new Ownership('n1', 'host'),
+  summaries?: { forget(hostDir: string, write: boolean): Promise<void> },
 ) {
   const r = frontierRig({ retryBaseMs: 1_000, retryMaxMs: 60_000, maxAttempts: 3, ...over });
   const { layout } = await openDataDir(freshPath(), 'n1');
@@ -53,6 +54,7 @@ async function keeperRig(
       unsettle: (hostDir) => void unsettled.push(hostDir),
       markRead: (hostDir, key) => void markedRead.push(`${hostDir}/${key}`),
     },
+    summaries,
   });
   r.onHostWanted((host) => keeper.hostWanted(host));
   const hostRobots = new HostRobots({
@@ -265,6 +267,33 @@ describe('HostKeeper', () => {
     assert.equal(r.frontier.hosts.has(A), false);
     assert.deepEqual([...r.leases.held()], []);
     assert.deepEqual(r.unsettled, [A], 'the reseeds must list the directory of a host let go again');
+  });
+
+  test("a host let go keeps its lease until its summary is written: the heartbeat's release of leases no host needs leaves it alone", async () => {
+    let written!: () => void;
+    const writes: string[] = [];
+    const summaries = {
+      forget: (hostDir: string, write: boolean) => {
+        writes.push(`${hostDir} ${write}`);
+        return new Promise<void>((resolve) => (written = resolve));
+      },
+    };
+    const r = await keeperRig({}, {}, new Ownership('n1', 'host'), summaries);
+    const host = r.admission.want(A, `http://${A}/`);
+    await r.keeper.loaded(host);
+    const gone = r.keeper.letGo(host, 'moved');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(writes, [`${A} true`], 'the summary is being written');
+    await r.keeper.releaseOrphanLeases();
+    assert.deepEqual(
+      [...r.leases.held()],
+      [A],
+      'the next owner reads a summary written before the release (docs/protocol.md, "Host summaries")',
+    );
+    written();
+    await gone;
+    assert.deepEqual([...r.leases.held()], []);
+    assert.equal(r.frontier.hosts.has(A), false);
   });
 
   test('a lease found lost drops the host and its queue, and asks once for a full reseed (docs/protocol.md, "Who crawls what")', async () => {

@@ -96,7 +96,7 @@ describe('RequestRunner', () => {
     assert.equal(await r.store.hasLinks(A, urlKey(`http://${A}/b`)), true);
   });
 
-  test('a page whose commit the mount refused is kept and written when the mount is back, not fetched again', async () => {
+  test('a page whose commit the mount refused is kept, with its host slot, and written when the mount is back, not fetched again', async () => {
     const faults: unknown[] = [];
     const r = await runnerRig({ [`http://${A}/`]: [200, {}, '<p>a</p>'] }, { onStoreError: (err) => faults.push(err) });
     const writePage = r.store.writePage.bind(r.store);
@@ -112,11 +112,18 @@ describe('RequestRunner', () => {
     assert.equal(r.runner.unwritten, 1);
     assert.equal(r.frontier.queued, 0, 'not queued again');
     assert.equal(r.stats.pages, 0);
+    // The page keeps its host's slot: a host let go meanwhile releases its lease only after it is written.
+    const host = r.frontier.hosts.get(A)!;
+    assert.equal(host.inFlight, 1, 'the slot is held');
+    let idle = false;
+    host.whenIdle(() => (idle = true));
     await assert.rejects(r.runner.commitUnwritten(), /EIO/, 'still failing: kept');
     assert.equal(r.runner.unwritten, 1);
+    assert.equal(idle, false);
     refuse = false;
     await r.runner.commitUnwritten();
     assert.equal(r.runner.unwritten, 0);
+    assert.equal(idle, true, 'the slot is given back once the page is written');
     assert.equal(r.stats.pages, 1);
     assert.equal(await r.store.hasLinks(A, urlKey(`http://${A}/`)), true);
     await r.settle();

@@ -1,0 +1,35 @@
+import { Membership } from '../cluster/membership.js';
+import type { ServerMutation } from './mount-server.js';
+
+/** A mistake put into a run on purpose (docs/simulator.md, "Proof that it finds bugs"). */
+export interface Mutation {
+  /** One of the mount's (src/sim/mount-server.ts). */
+  readonly server?: ServerMutation;
+  /**
+   * Nodes end by the rule without their last look at their live peers' records (`peersStill`
+   * in src/crawl/termination.ts; docs/protocol.md, "Leaving done"): every peer's record reads
+   * as unchanged since it was last seen.
+   */
+  readonly noLastLook?: boolean;
+}
+
+/** The mutations of the command line, by name. */
+export const MUTATIONS: Readonly<Record<string, Mutation>> = {
+  'link-replaces': { server: { linkReplaces: true } },
+  'no-last-look': { noLastLook: true },
+};
+
+/**
+ * Puts the nodes' part of a mutation in place for one run and returns what takes it out. It
+ * changes the nodes' code for the whole process, so runs with it go one after another, as the
+ * simulator runs them. Without the last look, the early look of an idle node at its last busy
+ * peers (src/crawl/heartbeat.ts) sees no change either: timing only, the heartbeat decides.
+ */
+export function applyNodeMutation(mutation: Mutation | undefined): () => void {
+  if (mutation?.noLastLook !== true) return () => undefined;
+  const original = Membership.prototype.peerStateMoved;
+  Membership.prototype.peerStateMoved = async () => false;
+  return () => {
+    Membership.prototype.peerStateMoved = original;
+  };
+}
