@@ -156,13 +156,13 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
-  test("nodes that end without their last look at their peers' records break a property in seed 684, which keeps them all without the mutation", async () => {
-    const r = await runSeed(684, { factory: realNode, mutation: { noLastLook: true } });
+  test("nodes that end without their last look at their peers' records break a property in seed 151, which keeps them all without the mutation", async () => {
+    const r = await runSeed(151, { factory: realNode, mutation: { noLastLook: true } });
     assert.ok(
       r.violations.some((v) => v.startsWith('not done at the end:')),
       r.violations.join('\n'),
     );
-    assert.deepEqual((await runSeed(684, { factory: realNode })).violations, []);
+    assert.deepEqual((await runSeed(151, { factory: realNode })).violations, []);
   });
 
   test('a mount whose link replaces an existing name (no exclusive create) breaks a property within the first seeds', async () => {
