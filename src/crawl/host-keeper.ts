@@ -192,6 +192,8 @@ export class HostKeeper {
     if (exclusive && ownership.rendezvousOwner(host.dir) !== config.nodeId && ownership.ownsHost(host.dir)) {
       for (const key of listing.linksKeys) this.#d.reseeder.markRead(host.dir, key);
     }
+    // Offered before the listing came: a page with a record goes (done, or queued by its schedule when due).
+    frontier.filterQueue(host, (i) => !listing.linksKeys.has(i.key));
     const recrawler = this.#d.recrawler;
     if (recrawler === undefined) for (const key of listing.linksKeys) host.addDone(key);
     else if (!(await recrawler.load(host, listing.linksKeys, listing.errs))) return;
@@ -201,7 +203,6 @@ export class HostKeeper {
       await this.#d.sitemaps.discover(host, config.robots ? await this.#d.robots.storedSitemaps(host.dir) : []);
       if (host.phase !== 'loading') return;
     }
-    // What was offered before the listing came: done ones go, failed ones wait for their retry.
     frontier.filterQueue(host, (i) => !host.isDone(i.key) && host.errsOf(i.key) === undefined);
     host.moveTo('ready');
     this.#d.stats.hostsOwned = frontier.readyCount();

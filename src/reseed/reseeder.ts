@@ -100,11 +100,7 @@ export class Reseeder {
     const wanted = [...new Set([...linkHosts, ...errHosts])].filter(owned);
     await sink.prepareHosts(wanted);
     for (const seed of seeds) {
-      // A seed of a host being taken waits for its listing, as its records' links do
-      // (ReseedSink.hostLoaded): its page may be done, or due on its schedule.
-      const wanted = sink.wantsHost(seed.hostDir);
-      if (wanted) await sink.hostLoaded?.(seed.hostDir);
-      const offered = wanted ? sink.offer(seed.url, seed.hostDir, 0) : 'known';
+      const offered = sink.wantsHost(seed.hostDir) ? sink.offer(seed.url, seed.hostDir, 0) : 'known';
       const r = typeof offered === 'string' ? offered : await offered;
       if (r === 'queued') stats.queued++;
       if (r !== 'full') this.#seedsRead.add(seed.name);
