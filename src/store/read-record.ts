@@ -38,10 +38,10 @@ export function readRecord<T>(mount: Mount, path: string, check: (value: unknown
   return readRecordBytes(mount, path, jsonRecord(check));
 }
 
-/** readRecord with the bytes decoded by `decode` (readDecoded). */
-export async function readRecordBytes<T>(mount: Mount, path: string, decode: Decode<T>): Promise<RecordRead<T>> {
+/** readRecord with the bytes decoded by `decode` (readDecoded; `read` reads them, readDecoded's way by default). */
+export async function readRecordBytes<T>(mount: Mount, path: string, decode: Decode<T>, read?: ReadBytes): Promise<RecordRead<T>> {
   try {
-    return { kind: 'value', value: await readDecoded(mount, path, decode) };
+    return { kind: 'value', value: await readDecoded(mount, path, decode, read) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT;
     if (isTornRead(err)) return { kind: 'torn', error: err };
@@ -57,17 +57,20 @@ export function readJsonValidated<T>(mount: Mount, path: string, check: (value: 
   return readDecoded(mount, path, jsonRecord(check));
 }
 
+/** What reads a record's bytes (readDecoded): the whole file by default, or a part of it that `decode` expects. */
+export type ReadBytes = (path: string) => Promise<Buffer>;
+
 /**
  * Reads a file that another node may replace at any moment, and returns what `decode` makes
- * of its bytes. A read that `decode` rejects is retried (a torn read over FUSE), a few times
- * with a short pause on the node's clock; then the last error is thrown. ENOENT is thrown at
- * once (the file is gone: the caller decides what that means).
+ * of its bytes (read by `read`, when given). A read that `decode` rejects is retried (a torn
+ * read over FUSE), a few times with a short pause on the node's clock; then the last error is
+ * thrown. ENOENT is thrown at once (the file is gone: the caller decides what that means).
  */
-export async function readDecoded<T>(mount: Mount, path: string, decode: Decode<T>): Promise<T> {
+export async function readDecoded<T>(mount: Mount, path: string, decode: Decode<T>, read?: ReadBytes): Promise<T> {
   let lastError: unknown;
   for (let attempt = 0; attempt < VALIDATE_ATTEMPTS; attempt++) {
     // On the real file system a short read is taken as the end: a record cut short does not parse.
-    const bytes = mount.native ? await readWhole(path, { shortReadEnds: true }) : await mount.fs.readFile(path);
+    const bytes = read ? await read(path) : mount.native ? await readWhole(path, { shortReadEnds: true }) : await mount.fs.readFile(path);
     try {
       return decode(bytes);
     } catch (err) {

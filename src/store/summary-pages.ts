@@ -1,8 +1,7 @@
 import { open } from 'node:fs/promises';
 import { checkPages, SUMMARY_FORMAT, type SummaryFile } from './host-summary.js';
 import type { Layout } from './layout.js';
-import { isTornRead } from './read-record.js';
-import { VALIDATE_ATTEMPTS } from './read-whole.js';
+import { readRecordBytes } from './read-record.js';
 
 /**
  * Where a summary's `pages` end and its `links` begin, as writeHostSummary writes the file
@@ -46,29 +45,17 @@ async function readToLinks(path: string): Promise<Buffer> {
  * rereads a torn read gets): the reader then reads the records, as without a summary.
  */
 export async function readSummaryPages(layout: Layout, hostDir: string): Promise<SummaryFile['pages'] | undefined> {
-  const path = layout.summary(hostDir);
-  for (let attempt = 0; attempt < VALIDATE_ATTEMPTS; attempt++) {
-    let bytes: Buffer;
-    try {
-      bytes = layout.mount.native ? await readToLinks(path) : await layout.fs.readFile(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+  const decode = (bytes: Buffer): SummaryFile['pages'] => {
     let text = bytes.toString('utf8');
     const at = text.indexOf(LINKS_START.toString());
     if (at !== -1) text = `${text.slice(0, at + 1)}}`;
-    try {
-      const f = JSON.parse(text) as Partial<SummaryFile> | null;
-      if (f === null || typeof f !== 'object' || f.v !== SUMMARY_FORMAT || f.host !== hostDir || !Array.isArray(f.pages)) {
-        throw new TypeError('not a valid host summary');
-      }
-      checkPages(f.pages);
-      return f.pages;
-    } catch (err) {
-      if (!isTornRead(err)) throw err;
-      await new Promise<void>((resolve) => layout.mount.clock.setTimeout(resolve, 5 * (attempt + 1)));
+    const f = JSON.parse(text) as Partial<SummaryFile> | null;
+    if (f === null || typeof f !== 'object' || f.v !== SUMMARY_FORMAT || f.host !== hostDir || !Array.isArray(f.pages)) {
+      throw new TypeError('not a valid host summary');
     }
-  }
-  return undefined;
+    checkPages(f.pages);
+    return f.pages;
+  };
+  const read = await readRecordBytes(layout.mount, layout.summary(hostDir), decode, layout.mount.native ? readToLinks : undefined);
+  return read.kind === 'value' ? read.value : undefined;
 }
