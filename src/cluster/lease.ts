@@ -61,6 +61,8 @@ export class Leases {
   readonly #isAlive: (nodeId: string) => boolean;
   readonly #processes: NodeProcesses | undefined;
   readonly #held = new Map<string, string>(); // host dir -> token
+  /** Leases being released: moved aside before they are forgotten, so verify does not judge them. */
+  readonly #releasing = new Set<string>();
   /** Held hosts whose lease a routine heartbeat has not read back yet in this turn (next last). */
   #readTurn: string[] = [];
   /** Takeover claims this node made, by host dir: removed when it gives the host up gracefully. */
@@ -210,8 +212,13 @@ export class Leases {
     const token = this.#held.get(hostDir);
     const claim = this.#claims.get(hostDir);
     if (token !== undefined) {
-      const current = await this.read(hostDir);
-      if (current?.node === this.#nodeId && current.token === token) await this.#removeIfUnchanged(hostDir, current);
+      this.#releasing.add(hostDir);
+      try {
+        const current = await this.read(hostDir);
+        if (current?.node === this.#nodeId && current.token === token) await this.#removeIfUnchanged(hostDir, current);
+      } finally {
+        this.#releasing.delete(hostDir);
+      }
     }
     this.#held.delete(hostDir);
     this.#claims.delete(hostDir);
@@ -241,7 +248,9 @@ export class Leases {
    * (a routine heartbeat: the next ones in turn, so that each is read every LEASE_READ_TURN
    * heartbeats, but at most LEASE_READS_PER_BEAT a beat: with thousands of hosts a routine
    * heartbeat does not read thousands of files, docs/protocol.md "Who crawls what"), or
-   * `none`. Returns the hosts lost (already forgotten).
+   * `none`. A lease being released is not judged: it vanishes from the listing before it is
+   * forgotten, and a heartbeat that counted it lost made its node reseed fully for nothing.
+   * Returns the hosts lost (already forgotten).
    */
   async verify(read: 'all' | 'some' | 'none'): Promise<string[]> {
     if (this.#held.size === 0) return [];
@@ -251,8 +260,9 @@ export class Leases {
     const names = new Set(await this.#layout.fs.readdir(this.#layout.dir('hosts')));
     const lost: string[] = [];
     const toRead: [string, string][] = [];
+    const judged = (hostDir: string, token: string): boolean => this.#held.get(hostDir) === token && !this.#releasing.has(hostDir);
     for (const [hostDir, token] of before) {
-      if (this.#held.get(hostDir) !== token) continue;
+      if (!judged(hostDir, token)) continue;
       if (!names.has(`${hostDir}.lease`)) lost.push(hostDir);
       else if (read === 'all') toRead.push([hostDir, token]);
     }
@@ -270,7 +280,7 @@ export class Leases {
     // longer than --dead-after / 2, and a heartbeat that slow fences its own node.
     await mapLimit(toRead, LEASE_PARALLELISM, async ([hostDir, token]) => {
       const current = await this.read(hostDir);
-      if (this.#held.get(hostDir) !== token) return;
+      if (!judged(hostDir, token)) return;
       if (current === undefined || current.node !== this.#nodeId || current.token !== token) lost.push(hostDir);
     });
     for (const h of lost) this.#held.delete(h);

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { LEASE_READ_TURN, LEASE_READS_PER_BEAT, Leases, type LeaseRecord } from '../../../src/cluster/lease.js';
 import { bootId } from '../../../src/cluster/local-liveness.js';
 import { Layout } from '../../../src/store/layout.js';
-import { hookFsPromises } from '../../support/fs-hook.js';
+import { hookFs, hookFsPromises } from '../../support/fs-hook.js';
 import { exitedPid } from '../../support/processes.js';
 import { freshPaths } from '../../support/temp-paths.js';
 
@@ -414,6 +414,45 @@ describe('Leases.verify', () => {
     assert.deepEqual(lost, []);
     assert.equal(a.holds('h3.example'), true);
     assert.ok((await stat(layout.lease('h3.example'))).isFile());
+  });
+
+  test('a lease being released while verify lists (moved aside, not yet forgotten) is not reported lost', async () => {
+    const layout = await freshLayout();
+    const a = new Leases(layout, A, alive);
+    await a.acquire('h1.example');
+    await a.acquire('h2.example');
+    // The release has moved h1's lease aside and waits to remove it while hosts/ is listed and
+    // the listing used: a hand-over's release racing the heartbeat's check (it cost a full reseed).
+    let reachedRemoval!: () => void;
+    const atRemoval = new Promise<void>((r) => (reachedRemoval = r));
+    let finishRemoval!: () => void;
+    const removalMayFinish = new Promise<void>((r) => (finishRemoval = r));
+    type Unlink = (path: string, done: (err: NodeJS.ErrnoException | null) => void) => void;
+    const restoreUnlink = hookFs<Unlink>('unlink', (original) => (path, done) => {
+      if (!String(path).includes('h1.example.lease')) return original(path, done);
+      reachedRemoval();
+      void removalMayFinish.then(() => original(path, done));
+    });
+    let releasing: Promise<void> | undefined;
+    const restoreListing = hookHostsListing({
+      before: async () => {
+        releasing = a.release('h1.example');
+        await atRemoval;
+      },
+    });
+    let lost: string[];
+    try {
+      lost = await a.verify('all');
+    } finally {
+      restoreListing();
+      finishRemoval();
+      await releasing;
+      restoreUnlink();
+    }
+    assert.deepEqual(lost, []);
+    assert.equal(a.holds('h1.example'), false, 'released');
+    assert.equal(a.holds('h2.example'), true);
+    assert.equal(await readLease(layout, 'h1.example'), undefined);
   });
 
   test('a lease released and taken again while verify was listing is not reported lost', async () => {
