@@ -91,7 +91,11 @@ export class HandoffExchange {
    * temporary files that writers not in `live` left behind; `fresh` (a reseed that may end the
    * crawl) lists them from the server, not from the mount's cache. Counts the CPU as discovery.
    */
-  async receive(frontier: HandoffFrontier, live?: readonly string[], afterLeaving = false, fresh = false): Promise<InboxStats> {
+  async receive(
+    frontier: HandoffFrontier,
+    how: { live?: readonly string[]; afterLeaving?: boolean; fresh?: boolean } = {},
+  ): Promise<InboxStats> {
+    const { live, afterLeaving = false, fresh = false } = how;
     const cpu = process.cpuUsage();
     const { ownership, scope } = this.#o;
     const sink = {
@@ -117,8 +121,8 @@ export class HandoffExchange {
     // from an orphaned inbox writes what it sends on to this node before it removes the file,
     // so in this order a file on its way is read at one end or the other.
     const none: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
-    const s = liveSet === undefined ? none : await this.inbox.readOrphans(liveSet, sink, afterLeaving, fresh);
-    const own = await this.inbox.read(sink, afterLeaving ? liveSet : undefined, fresh);
+    const s = liveSet === undefined ? none : await this.inbox.readOrphans(liveSet, sink, { sweepTemps: afterLeaving, fresh });
+    const own = await this.inbox.read(sink, { ...(afterLeaving && liveSet !== undefined ? { sweepTempsOf: liveSet } : {}), fresh });
     s.files += own.files;
     s.queued += own.queued;
     s.forwarded += own.forwarded;

@@ -36,6 +36,14 @@ export interface InboxStats {
   kept: number;
 }
 
+/** How an inbox is read. */
+export interface InboxRead {
+  /** Temporary files of writers not in this set (killed mid-write: no one will rename them) are removed too. */
+  readonly sweepTempsOf?: ReadonlySet<string>;
+  /** Listed from the server, not from the mount's cache (a reseed that may end the crawl). */
+  readonly fresh?: boolean;
+}
+
 /** Hand-off files read in parallel (each is a round trip on a network mount). */
 const READ_PARALLELISM = 16;
 
@@ -57,12 +65,9 @@ export class HandoffInbox {
     this.#nodeId = nodeId;
   }
 
-  /**
-   * Reads this node's inbox. With `live` (after a node left), temporary files that writers
-   * not in it left behind (killed mid-write) are removed too: no one will rename them.
-   */
-  read(sink: InboxSink, live?: ReadonlySet<string>, fresh = false): Promise<InboxStats> {
-    return this.#drain(this.#layout.inbox(this.#nodeId), sink, false, live, fresh);
+  /** Reads this node's inbox. */
+  read(sink: InboxSink, how: InboxRead = {}): Promise<InboxStats> {
+    return this.#drain(this.#layout.inbox(this.#nodeId), sink, false, how);
   }
 
   /**
@@ -108,7 +113,8 @@ export class HandoffInbox {
    * temporary files of writers not in `live`; otherwise they are left to the age sweep, so that
    * a writer that joined a moment ago, not yet in this node's view, keeps its file.
    */
-  async readOrphans(live: ReadonlySet<string>, sink: InboxSink, sweepTemps: boolean, fresh = false): Promise<InboxStats> {
+  async readOrphans(live: ReadonlySet<string>, sink: InboxSink, how: { sweepTemps: boolean; fresh?: boolean }): Promise<InboxStats> {
+    const fresh = how.fresh === true;
     const total: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
     let names: string[];
     try {
@@ -120,7 +126,10 @@ export class HandoffInbox {
     }
     for (const name of names) {
       if (name.startsWith('.') || live.has(name)) continue;
-      const s = await this.#drain(join(this.#layout.dir('handoff'), name), sink, true, sweepTemps ? live : undefined, fresh);
+      const s = await this.#drain(join(this.#layout.dir('handoff'), name), sink, true, {
+        ...(how.sweepTemps ? { sweepTempsOf: live } : {}),
+        fresh,
+      });
       total.files += s.files;
       total.queued += s.queued;
       total.forwarded += s.forwarded;
@@ -129,16 +138,17 @@ export class HandoffInbox {
     return total;
   }
 
-  async #drain(dir: string, sink: InboxSink, removeDir: boolean, live?: ReadonlySet<string>, fresh = false): Promise<InboxStats> {
+  async #drain(dir: string, sink: InboxSink, removeDir: boolean, how: InboxRead): Promise<InboxStats> {
     const stats: InboxStats = { files: 0, queued: 0, forwarded: 0, kept: 0 };
     let names: string[];
     try {
-      if (fresh && !(await this.#freshen(dir))) return stats;
+      if (how.fresh === true && !(await this.#freshen(dir))) return stats;
       names = await this.#layout.fs.readdir(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return stats;
       throw err;
     }
+    const live = how.sweepTempsOf;
     if (live !== undefined) {
       for (const name of names) {
         const writer = tempOwner(name);

@@ -122,7 +122,7 @@ export class DiscoveryRounds {
         // A reseed that may end the crawl lists the inboxes fresh: a listing cached from
         // before a peer's last hand-off would hide it (docs/protocol.md, "Hand-offs").
         const fresh = allIdleBefore !== undefined && !this.#d.config.watch;
-        const h = await p.handoffs.receive(this.#handoffTarget(p), p.membership.liveIds(), full, fresh);
+        const h = await p.handoffs.receive(this.#handoffTarget(p), { live: p.membership.liveIds(), afterLeaving: full, fresh });
         handed += h.queued + h.forwarded;
       }
       const cpu = process.cpuUsage();

@@ -134,7 +134,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     const r = recordingSink([A]);
     const live = new Set(['o', 'w']);
     // Both listings cached empty; then a peer writes to this node and to a node that left.
-    assert.equal((await inbox.readOrphans(live, r.sink, false)).files + (await inbox.read(r.sink)).files, 0);
+    assert.equal((await inbox.readOrphans(live, r.sink, { sweepTemps: false })).files + (await inbox.read(r.sink)).files, 0);
     const out = outbox('w', { [A]: 'o' });
     out.add(url(A, '/1'), A, 1);
     await out.flush();
@@ -142,9 +142,9 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     late.add(url(A, '/2'), A, 1);
     await late.flush();
     assert.equal((await inbox.read(r.sink)).files, 0, 'a cached listing hides the file');
-    assert.equal((await inbox.readOrphans(live, r.sink, false)).files, 0, 'and the file of a node that left');
-    assert.equal((await inbox.readOrphans(live, r.sink, false, true)).files, 1);
-    assert.equal((await inbox.read(r.sink, undefined, true)).files, 1);
+    assert.equal((await inbox.readOrphans(live, r.sink, { sweepTemps: false })).files, 0, 'and the file of a node that left');
+    assert.equal((await inbox.readOrphans(live, r.sink, { sweepTemps: false, fresh: true })).files, 1);
+    assert.equal((await inbox.read(r.sink, { fresh: true })).files, 1);
     assert.deepEqual(r.offered.sort(), [url(A, '/1'), url(A, '/2')]);
     assert.deepEqual(await inboxFiles('o'), [], 'read and removed; no probe left');
     assert.deepEqual(
@@ -256,7 +256,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     const lends: string[] = [];
     const { sink, forwarded } = recordingSink([]);
     sink.lent = (_l, _c, hosts) => void lends.push(...hosts);
-    await new HandoffInbox(layout, 'reader').readOrphans(new Set(['reader', 'lender']), sink, false);
+    await new HandoffInbox(layout, 'reader').readOrphans(new Set(['reader', 'lender']), sink, { sweepTemps: false });
     assert.deepEqual(lends, []);
     assert.deepEqual(forwarded, [url(A, '/q')], "sent on to the owner by the reader's view");
   });
@@ -295,7 +295,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     w.add(url(A, '/a'), A, 1);
     await w.flush();
     const { sink, offered } = recordingSink([A]);
-    await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink, true);
+    await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink, { sweepTemps: true });
     assert.deepEqual(offered, [url(A, '/a')]);
     await assert.rejects(readdir(layout.inbox('dead')), { code: 'ENOENT' });
     // A writer that still thinks "dead" is alive makes the inbox again after that full reseed:
@@ -307,7 +307,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     // A temporary file of a writer this node does not know yet is left to the age sweep.
     const temp = tempName(handoffName('w3', 'abc123', 0), 'w3', 'abc123', 0);
     await writeFile(join(layout.inbox('dead'), temp), '{');
-    await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink, false);
+    await new HandoffInbox(layout, 'o').readOrphans(new Set(['o', 'w']), sink, { sweepTemps: false });
     assert.deepEqual(offered, [url(A, '/a'), url(A, '/b')]);
     assert.deepEqual(await inboxFiles('dead'), [temp]);
   });
@@ -328,7 +328,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
         return on.flush();
       },
     };
-    const s = await new HandoffInbox(layout, 'r').readOrphans(new Set(['r', 'owner', 'w']), sink, false);
+    const s = await new HandoffInbox(layout, 'r').readOrphans(new Set(['r', 'owner', 'w']), sink, { sweepTemps: false });
     assert.equal(s.forwarded, 1);
     assert.equal(sourceAtSend, true, 'written while the file it came from was still there');
     assert.equal(on.pending, 0);
@@ -354,7 +354,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     toDone.add(url(A, '/orphan'), A, 1);
     await toDone.flush();
     const offered: string[] = [];
-    const r = await exchange.receive({ offer: (u) => (offered.push(u), 'queued'), hosts: new Map() }, ['r']);
+    const r = await exchange.receive({ offer: (u) => (offered.push(u), 'queued'), hosts: new Map() }, { live: ['r'] });
     assert.equal(r.queued, 2);
     assert.deepEqual(offered, [url(A, '/orphan'), url(A, '/own')]);
   });
@@ -468,7 +468,7 @@ describe('hand-offs (docs/protocol.md, "Hand-offs")', () => {
     const { sink } = recordingSink([A]);
     await new HandoffInbox(layout, 'o').read(sink);
     assert.equal((await inboxFiles('o')).length, 2, 'an ordinary read removes nothing');
-    await new HandoffInbox(layout, 'o').read(sink, new Set(['o', 'w']));
+    await new HandoffInbox(layout, 'o').read(sink, { sweepTempsOf: new Set(['o', 'w']) });
     assert.deepEqual(await inboxFiles('o'), [alive]);
   });
 
