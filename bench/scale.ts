@@ -198,7 +198,7 @@ async function resume(): Promise<Record<string, unknown>> {
     wallS: round(wallS, 1),
     cpuS: round(cpuS, 1),
   };
-  log(`resume: ${JSON.stringify(r)}`);
+  log(`resume: ${JSON.stringify(r)}; page requests a second: ${perSecond.join(' ')}`);
   return r;
 }
 

@@ -293,6 +293,7 @@ export class DiscoveryRounds {
         return { url: r.url, hostDir: r.hostDir };
       },
       offer: (url, hostDir, depth, referrer) => p.admission.offerRanked(url, hostDir, depth, referrer),
+      saturated: () => p.requests.inFlight >= this.#d.config.concurrency,
       quiet: (hostDir) => this.#leftDone.isQuiet(hostDir),
     };
   }
