@@ -11,6 +11,7 @@ import type { Frontier } from '../frontier/frontier.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
+import type { SummaryWriter } from './summary-writer.js';
 import { applyErrs } from './host-errs.js';
 
 export interface HostKeeperDeps {
@@ -30,7 +31,7 @@ export interface HostKeeperDeps {
   /** Revisits (--recrawl-after): pages with links records are scheduled, not done. */
   readonly recrawler?: Recrawler | undefined;
   /** Host summaries (docs/protocol.md): written before a host's lease is released. */
-  readonly summaries?: { taken(hostDir: string, records: number): void; forget(hostDir: string, write: boolean): Promise<void> } | undefined;
+  readonly summaries?: Pick<SummaryWriter, 'taken' | 'forget'> | undefined;
   /** Sitemaps (docs/sitemaps.md): those known at take are registered before the queue starts. */
   readonly sitemaps?: Sitemaps | undefined;
   /**
@@ -175,8 +176,7 @@ export class HostKeeper {
 
   /** Reads the host's listing (done set, errs, stale temp files); then the host is ready. */
   async #load(host: HostState): Promise<void> {
-    const { config, clock, membership, store, log, ownership } = this.#d;
-    const frontier = this.#d.frontier;
+    const { config, clock, membership, store, log, ownership, frontier } = this.#d;
     // With a lease, every temp file of the host is a previous owner's; without (URL
     // partitioning), only those of nodes that are gone.
     const exclusive = ownership.partition === 'host';

@@ -68,7 +68,8 @@ export class SummaryWriter {
     const h = this.#host(hostDir);
     h.pages.set(key, { url: record.url, depth: record.depth, links: record.links });
     const n = h.pages.size;
-    const due = n >= SUMMARY_EVERY_PAGES || (this.#clock.monotonic() - h.lastWriteMs >= SUMMARY_EVERY_MS && n >= SUMMARY_GROWTH * h.covered);
+    const due =
+      n >= SUMMARY_EVERY_PAGES || (this.#clock.monotonic() - h.lastWriteMs >= SUMMARY_EVERY_MS && n >= SUMMARY_GROWTH * h.covered);
     if (due && h.writing === undefined) void this.#write(hostDir, h);
   }
 
