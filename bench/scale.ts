@@ -14,7 +14,8 @@
  *
  * - resume: `mountcrawl crawl --data DIR` on the crawl, stopped after 20,000 pages: the time
  *   from its start to its first page request, and to full speed (the first second with 80%
- *   of the best second's requests).
+ *   of the best second's requests), with the node's CPU seconds then; the page requests of each
+ *   second are logged.
  * - takeover: a node crawls the largest host alone (a copy of its records, linked), is killed
  *   at its first page, and a second node starts: the time from the kill to the second's first
  *   page request to it (a node's start included, about 0.3 s).
@@ -177,9 +178,15 @@ async function resume(): Promise<Record<string, unknown>> {
   log(`resume: a node on the crawl, stopped after ${RESUME_PAGES} pages`);
   const started = performance.now();
   const node = startNode(data, ['--max-pages', String(RESUME_PAGES)]);
-  // Its CPU seconds, read until it exits (the last reading is at most half a second short).
+  // Its CPU seconds, read until it exits (the last reading is at most half a second short),
+  // with the time of each reading, for its CPU seconds at its first request and at full speed.
   let cpuS = 0;
-  const poll = setInterval(() => void (cpuS = Math.max(cpuS, cpuSeconds(node.child.pid!))), 500);
+  const cpuAt: [number, number][] = [];
+  const poll = setInterval(() => {
+    cpuS = Math.max(cpuS, cpuSeconds(node.child.pid!));
+    cpuAt.push([performance.now(), cpuS]);
+  }, 500);
+  const cpuBy = (t: number): number => round(cpuAt.findLast(([at]) => at <= t)?.[1] ?? 0, 1);
   const code = await node.exited;
   clearInterval(poll);
   const wallS = (performance.now() - started) / 1000;
@@ -193,12 +200,14 @@ async function resume(): Promise<Record<string, unknown>> {
     exit: code,
     firstRequestS: round((starts[0]! - started) / 1000, 2),
     fullSpeedS: round((starts[0]! - started) / 1000 + fullAt, 2),
+    cpuAtFirstS: cpuBy(starts[0]!),
+    cpuAtFullS: cpuBy(starts[0]! + fullAt * 1000),
     bestPagesPerS: best,
     pages: starts.length,
     wallS: round(wallS, 1),
     cpuS: round(cpuS, 1),
   };
-  log(`resume: ${JSON.stringify(r)}`);
+  log(`resume: ${JSON.stringify(r)}; page requests a second: ${perSecond.join(' ')}`);
   return r;
 }
 

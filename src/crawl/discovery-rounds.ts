@@ -10,6 +10,7 @@ import { countDiscovery } from '../cluster/handoff-stats.js';
 import { HANDOFF_FLUSH_MS, HANDOFF_POLL_MS, type HandoffFrontier } from '../cluster/handoff-exchange.js';
 import { DoneLeavers } from '../cluster/done-leavers.js';
 import type { Heartbeat } from './heartbeat.js';
+import { HELD_WAIT_HEARTBEATS, loadedOrHeld } from './held-hosts.js';
 import type { Parts } from './node-parts.js';
 import { nothingInHand, nothingLeft } from './work-left.js';
 import { WATCH_POLL_MS, afterEmptyReseed, peersStill } from './termination.js';
@@ -126,7 +127,7 @@ export class DiscoveryRounds {
         handed += h.queued + h.forwarded;
       }
       const cpu = process.cpuUsage();
-      const r = await p.reseeder.reseed(this.#sink(p), full, this.#reseedScope(p, allIdleBefore, reseedStart));
+      const r = await p.reseeder.reseed(this.#sink(p, full), full, this.#reseedScope(p, allIdleBefore, reseedStart));
       countDiscovery(this.#d.stats, cpu, 'reseed', r.recordsRead);
       // Batches still waiting to be written (links forwarded now, or sent on by the heartbeat
       // meanwhile) are work too: the next reseed writes them, and this node may not end, nor
@@ -270,8 +271,9 @@ export class DiscoveryRounds {
     return 'own';
   }
 
-  /** The node as the reseeder sees it. */
-  #sink(p: Parts): ReseedSink {
+  /** The node as the reseeder sees it; a `full` reseed waits a little for hosts peers still hold (held-hosts.ts). */
+  #sink(p: Parts, full: boolean): ReseedSink {
+    const heldUntil = full ? this.#d.clock.monotonic() + HELD_WAIT_HEARTBEATS * this.#d.config.heartbeatMs : 0;
     return {
       wantsHost: (hostDir) => p.admission.wantsHost(hostDir),
       // Hosts are taken a few at a time (HostKeeper); each host's records are scanned once it
@@ -279,10 +281,7 @@ export class DiscoveryRounds {
       prepareHosts: async (hostDirs) => {
         for (const dir of hostDirs) p.admission.want(dir);
       },
-      hostLoaded: (hostDir) => {
-        const host = p.frontier.hosts.get(hostDir);
-        return host === undefined ? Promise.resolve() : p.keeper.loaded(host);
-      },
+      hostLoaded: (hostDir) => loadedOrHeld(p.keeper, p.frontier.hosts.get(hostDir), this.#d.clock, heldUntil),
       addSeed: (raw) => {
         const r = normalizeUrl(raw, undefined, p.normalize);
         if (!r.ok) {
@@ -293,6 +292,7 @@ export class DiscoveryRounds {
         return { url: r.url, hostDir: r.hostDir };
       },
       offer: (url, hostDir, depth, referrer) => p.admission.offerRanked(url, hostDir, depth, referrer),
+      saturated: () => p.requests.inFlight >= this.#d.config.concurrency,
       quiet: (hostDir) => this.#leftDone.isQuiet(hostDir),
     };
   }

@@ -11,6 +11,7 @@ import type { Frontier } from '../frontier/frontier.js';
 import type { HostState } from '../frontier/host-state.js';
 import type { Recrawler } from '../recrawl/recrawler.js';
 import type { Sitemaps } from '../sitemap/sitemaps.js';
+import type { SummaryWriter } from './summary-writer.js';
 import { applyErrs } from './host-errs.js';
 
 export interface HostKeeperDeps {
@@ -30,7 +31,7 @@ export interface HostKeeperDeps {
   /** Revisits (--recrawl-after): pages with links records are scheduled, not done. */
   readonly recrawler?: Recrawler | undefined;
   /** Host summaries (docs/protocol.md): written before a host's lease is released. */
-  readonly summaries?: { forget(hostDir: string, write: boolean): Promise<void> } | undefined;
+  readonly summaries?: Pick<SummaryWriter, 'taken' | 'forget'> | undefined;
   /** Sitemaps (docs/sitemaps.md): those known at take are registered before the queue starts. */
   readonly sitemaps?: Sitemaps | undefined;
   /**
@@ -175,20 +176,19 @@ export class HostKeeper {
 
   /** Reads the host's listing (done set, errs, stale temp files); then the host is ready. */
   async #load(host: HostState): Promise<void> {
-    const { config, clock, membership, store, log } = this.#d;
-    const frontier = this.#d.frontier;
+    const { config, clock, membership, store, log, ownership, frontier } = this.#d;
     // With a lease, every temp file of the host is a previous owner's; without (URL
     // partitioning), only those of nodes that are gone.
-    const exclusive = this.#d.ownership.partition === 'host';
+    const exclusive = ownership.partition === 'host';
     const isGone = (id: string): boolean => exclusive || (id !== config.nodeId && membership.isGone(id));
     const listing = await store.listHost(host.dir, isGone, exclusive && this.#d.summaries !== undefined);
     if (host.phase !== 'loading') return; // let go meanwhile
     if (listing.removedTemps > 0) log.debug('removed stale temp files', { host: host.dir, count: listing.removedTemps });
+    this.#d.summaries?.taken(host.dir, listing.linksKeys.size);
     for (const [key, rec] of listing.errs) if (!listing.linksKeys.has(key)) host.errsRecorded(key, rec);
     // A borrowed host (docs/protocol.md, "Lending hosts"): its lender sent on every link of
     // its records when it wrote them, and the host's queue came with the lend; the reseeds
     // need not read those records again (a full reseed, after a node is lost, still does).
-    const { ownership } = this.#d;
     if (exclusive && ownership.rendezvousOwner(host.dir) !== config.nodeId && ownership.ownsHost(host.dir)) {
       for (const key of listing.linksKeys) this.#d.reseeder.markRead(host.dir, key);
     }

@@ -8,8 +8,14 @@ import { mapLimit } from '../util/map-limit.js';
 
 /** A host's summary is written again after this many new pages of it... */
 export const SUMMARY_EVERY_PAGES = 1000;
-/** ...or at its first new page this long after the last write. */
+/** ...or at its first new page this long after the last write... */
 export const SUMMARY_EVERY_MS = 60_000;
+/**
+ * ...that makes the new pages at least this share of the pages the summary covers: a write
+ * reads and writes the whole summary (a host of 50,000 pages: 57 MB of JSON), so a host
+ * crawled slowly is not rewritten every minute for a page or two.
+ */
+export const SUMMARY_GROWTH = 0.05;
 
 /** At a clean stop, summaries are begun for this long... */
 export const SUMMARY_STOP_BUDGET_MS = 10_000;
@@ -22,13 +28,15 @@ interface HostPending {
   /** Pages written since the last summary, kept so that the next one need not read them back. */
   readonly pages: Map<string, Page>;
   lastWriteMs: number;
+  /** The pages of the host's records at its take, or those of the last summary written. */
+  covered: number;
   /** The write under way, if any. */
   writing: Promise<void> | undefined;
 }
 
 /**
  * Writes the summaries of the hosts whose lease this node holds (docs/protocol.md, "Host
- * summaries"): every SUMMARY_EVERY_PAGES new pages or SUMMARY_EVERY_MS, when a host is let go
+ * summaries"): every SUMMARY_EVERY_PAGES new pages or SUMMARY_EVERY_MS (once SUMMARY_GROWTH is new), when a host is let go
  * to its next owner, and at a clean stop. A summary is the last one brought up to date with
  * the records (those this node wrote since are in memory, others are read), so a kill at any
  * moment only leaves a summary that covers fewer records: its readers read those records.
@@ -50,16 +58,28 @@ export class SummaryWriter {
     this.#options = { nodeId: deps.nodeId, fsync: deps.fsync };
   }
 
+  /** The host was taken with `records` links records in its listing (what its summary covers, or will). */
+  taken(hostDir: string, records: number): void {
+    this.#host(hostDir).covered = records;
+  }
+
   /** A page's links record was written: its summary is written again when enough is new. */
   pageWritten(hostDir: string, key: string, record: Page): void {
+    const h = this.#host(hostDir);
+    h.pages.set(key, { url: record.url, depth: record.depth, links: record.links });
+    const n = h.pages.size;
+    const due =
+      n >= SUMMARY_EVERY_PAGES || (this.#clock.monotonic() - h.lastWriteMs >= SUMMARY_EVERY_MS && n >= SUMMARY_GROWTH * h.covered);
+    if (due && h.writing === undefined) void this.#write(hostDir, h);
+  }
+
+  #host(hostDir: string): HostPending {
     let h = this.#hosts.get(hostDir);
     if (h === undefined) {
-      h = { pages: new Map(), lastWriteMs: this.#clock.monotonic(), writing: undefined };
+      h = { pages: new Map(), lastWriteMs: this.#clock.monotonic(), covered: 0, writing: undefined };
       this.#hosts.set(hostDir, h);
     }
-    h.pages.set(key, { url: record.url, depth: record.depth, links: record.links });
-    const due = h.pages.size >= SUMMARY_EVERY_PAGES || this.#clock.monotonic() - h.lastWriteMs >= SUMMARY_EVERY_MS;
-    if (due && h.writing === undefined) void this.#write(hostDir, h);
+    return h;
   }
 
   /**
@@ -94,6 +114,7 @@ export class SummaryWriter {
       try {
         const { summary, changed } = await currentHostSummary(this.#layout, hostDir, written);
         if (changed) await writeHostSummary(this.#layout, hostDir, summary, { ...this.#options, nowMs: this.#clock.now() });
+        h.covered = summary.pages.size;
         for (const [key, page] of written) if (h.pages.get(key) === page) h.pages.delete(key);
       } catch (err) {
         this.#log.debug('host summary not written', { host: hostDir, error: describeError(err) });

@@ -11,6 +11,7 @@ import { LinkMemo } from '../url/link-memo.js';
 import { mapLimit } from '../util/map-limit.js';
 import { READ_WORKERS, RecordReadPool, type BatchResult } from './record-read-pool.js';
 import type { ReseedSink, ReseedStats } from './reseed-sink.js';
+import type { ScanPacer } from './scan-pacer.js';
 
 /** Records read in parallel (each is a round trip on NFS or sshfs). */
 export const READ_PARALLELISM = 32;
@@ -39,6 +40,8 @@ export interface ScanOptions {
   readonly summaries: boolean;
   /** The records of a directory whose links were all taken into account (the scan adds to it). */
   readOf(hostDir: string): KeySet;
+  /** Lets the crawl run between slices of the scan's work (scan-pacer.ts). */
+  readonly pacer?: ScanPacer | undefined;
 }
 
 /**
@@ -98,6 +101,7 @@ export async function scanRecords(hostDirs: readonly string[], o: ScanOptions): 
       const fromSummary = o.summaries && (o.full || read.size === 0) ? await summaryEntries(hostDir, read, o, memo, incomplete) : undefined;
       for await (const entry of fromSummary ?? recordEntries(o.layout, hostDir)) {
         if (failure !== undefined) return;
+        if (o.pacer?.due()) await o.pacer.pause();
         const key = entry.slice(hostDir.length + 1, -5);
         if (!isKey(key)) continue;
         if (!o.full && read.has(key)) continue;
@@ -195,6 +199,7 @@ async function summaryEntries(
     // those need no memo (at ten million URLs it was the largest structure of a reseed).
     const offered = offerLinks([link], referrer.depth + 1, o, memo, referrer, hostDir);
     if (!(typeof offered === 'boolean' ? offered : await offered)) complete = false;
+    if (o.pacer?.due()) await o.pacer.pause();
   }
   if (complete) for (const page of summary.pages) read.add(page[0]);
   else incomplete.add(hostDir);
@@ -278,6 +283,7 @@ async function takeBatch(
       const offered = offerLinks(res.links, res.depth, o, memo, { url: res.url, depth: res.depth - 1 });
       if (typeof offered === 'boolean' ? offered : await offered) b.read.add(key);
       else incomplete.add(b.hostDir);
+      if (o.pacer?.due(res.links.length)) await o.pacer.pause();
     }
   }
 }

@@ -21,6 +21,8 @@ export interface ReseedSink {
    * `referrer`: the page whose links record named it (none for a seed).
    */
   offer(url: string, hostDir: string, depth: number, referrer?: Referrer): OfferResult | Promise<OfferResult>;
+  /** The node's request slots are all taken: a scan then keeps to its share of the main thread (scan-pacer.ts). */
+  saturated?(): boolean;
   /** A wanted host that a node which left done had (docs/protocol.md, "Leaving done"): a reseed that is not full neither adopts it nor reads its records. */
   quiet?(hostDir: string): boolean;
 }

@@ -5,6 +5,7 @@ import { KeySet } from '../url/key-set.js';
 import { mapLimit } from '../util/map-limit.js';
 import { READ_PARALLELISM, scanRecords } from './record-scan.js';
 import type { ReseedSink, ReseedStats } from './reseed-sink.js';
+import { ScanPacer } from './scan-pacer.js';
 
 /**
  * Which links/<host> directories a reseed that is not full looks at (docs/protocol.md,
@@ -131,7 +132,15 @@ export class Reseeder {
 
     const incomplete = await scanRecords(
       toList.map((d) => d.hostDir),
-      { layout: this.#layout, sink, stats, full, summaries: this.#summaries, readOf: (hostDir) => this.#dir(hostDir).read },
+      {
+        layout: this.#layout,
+        sink,
+        stats,
+        full,
+        summaries: this.#summaries,
+        readOf: (hostDir) => this.#dir(hostDir).read,
+        pacer: new ScanPacer(this.#clock, () => sink.saturated?.() ?? false),
+      },
     );
     for (const { hostDir, mtimeMs } of toList) {
       stats.dirsListed++;

@@ -25,7 +25,7 @@ async function keeperRig(
   site: Record<string, Answer | Answer[]>,
   over: Partial<CrawlConfig> = {},
   ownership = new Ownership('n1', 'host'),
-  summaries?: { forget(hostDir: string, write: boolean): Promise<void> },
+  summaries?: { taken(hostDir: string, records: number): void; forget(hostDir: string, write: boolean): Promise<void> },
 ) {
   const r = frontierRig({ retryBaseMs: 1_000, retryMaxMs: 60_000, maxAttempts: 3, ...over });
   const { layout } = await openDataDir(freshPath(), 'n1');
@@ -273,6 +273,7 @@ describe('HostKeeper', () => {
     let written!: () => void;
     const writes: string[] = [];
     const summaries = {
+      taken: (hostDir: string, records: number) => void writes.push(`${hostDir} taken with ${records}`),
       forget: (hostDir: string, write: boolean) => {
         writes.push(`${hostDir} ${write}`);
         return new Promise<void>((resolve) => (written = resolve));
@@ -283,7 +284,7 @@ describe('HostKeeper', () => {
     await r.keeper.loaded(host);
     const gone = r.keeper.letGo(host, 'moved');
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(writes, [`${A} true`], 'the summary is being written');
+    assert.deepEqual(writes, [`${A} taken with 0`, `${A} true`], 'the writer knew the records at the take; the summary is being written');
     await r.keeper.releaseOrphanLeases();
     assert.deepEqual(
       [...r.leases.held()],
