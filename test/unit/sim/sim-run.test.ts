@@ -156,6 +156,19 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test("seeds 684, 2760: a node that took over a dead node's host lends no host before its full reseed (the borrower got only the queue, and the URLs of the host named by other hosts' records were never fetched)", async () => {
+    const r = await runSeed(684, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@1855, join n4@3430, kill n0@4546/);
+    assert.deepEqual(r.violations, []);
+    assert.deepEqual((await runSeed(2760, { factory: realNode })).violations, []);
+  });
+
+  test('seed 1829: a node does not end by the rule while a full reseed is due (its last peer was counted dead during its reseed, which read no record for the hosts it gained: the seed was never fetched)', async () => {
+    const r = await runSeed(1829, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@1789 restart\+5673 new id/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test("nodes that end without their last look at their peers' records break a property in seed 151, which keeps them all without the mutation", async () => {
     const r = await runSeed(151, { factory: realNode, mutation: { noLastLook: true } });
     assert.ok(
