@@ -169,6 +169,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test('seed 3380: a node back from a stall, still fenced, takes no lease over from a node its old view counts dead (it took a host from a node restarted meanwhile, which lost the lease under a request in flight and fetched the page again)', async () => {
+    const r = await runSeed(3380, { factory: realNode });
+    assert.match(r.header[1]!, /kill n0@399 restart\+4741, .*stall n3 3655\.\.5505/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test("nodes that end without their last look at their peers' records break a property in seed 151, which keeps them all without the mutation", async () => {
     const r = await runSeed(151, { factory: realNode, mutation: { noLastLook: true } });
     assert.ok(
