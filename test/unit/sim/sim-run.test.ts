@@ -114,7 +114,7 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
-  test("seed 1223: a node that left a host alone for this run (robots.txt unavailable) does not leave done: the links to the host it dropped since are found by its peers' full reseed when one takes the host", async () => {
+  test("seed 1223: a node that left a host alone for this run (robots.txt unavailable) does not leave done: the links to the host it found since, in no record of the host, are found by its peers' full reseed when one takes the host", async () => {
     const r = await runSeed(1223, { factory: realNode });
     assert.match(r.header[1]!, /pause n1@1029 for 5470/);
     assert.deepEqual(r.violations, []);
