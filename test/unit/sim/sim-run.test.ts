@@ -175,6 +175,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test("seed 4728: a lease created while the mount failed, whose read back failed, is held, so that it is released when its host moves (it was left on the mount in the name of a live node: the host's owner waited for it for good)", async () => {
+    const r = await runSeed(4728, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@1665 restart\+906, eio all 103\.\.1525/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test("nodes that end without their last look at their peers' records break a property in seed 151, which keeps them all without the mutation", async () => {
     const r = await runSeed(151, { factory: realNode, mutation: { noLastLook: true } });
     assert.ok(
