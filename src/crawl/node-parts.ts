@@ -108,8 +108,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     thread: mount.native ? await WriteThread.forDataDir(config.dataDir, { fsync: config.fsync }) : undefined,
   });
   const membership = new Membership(layout, config, { clock });
-  // A fenced node takes no lease over: its view of who is dead may predate its own silence.
-  const leases = new Leases(layout, config.nodeId, (id) => control.fenced() || membership.isAlive(id), membership);
+  const leases = new Leases(layout, config.nodeId, (id) => membership.isAlive(id), membership);
   const reseeder = new Reseeder(layout, { clock, serverTime: () => membership.serverTime, summaries: config.recrawl === undefined });
   const robots = new RobotsCache(
     layout,
