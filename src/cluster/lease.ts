@@ -120,7 +120,12 @@ export class Leases {
         // EIO and the like: the link may have happened on the server anyway; read back below.
         if (!UNCERTAIN.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
       }
-      const current = await this.read(hostDir);
+      // Created, and the read back fails: the lease is this node's all the same. Held, so that a
+      // release takes it away, not left on the mount in the name of a live node.
+      const current = await this.read(hostDir).catch((err: unknown) => {
+        if (created) this.#held.set(hostDir, token);
+        throw err;
+      });
       if (current?.node === this.#nodeId && current.token === token) {
         this.#held.set(hostDir, token);
         return tookOver === undefined ? { ok: true } : { ok: true, tookOver };

@@ -42,8 +42,6 @@ export interface DiscoveryDeps {
  */
 export class DiscoveryRounds {
   readonly #d: DiscoveryDeps;
-  /** The next reseed reads every record (the first one, with hand-offs; and after hosts were gained). */
-  #needFullReseed = false;
   /** Monotonic time the last reseed began (--watch reseeds while visits wait). */
   #lastReseed = -Infinity;
   /** The view this node last said it settled in (NodeRecord.settled): published once, at once. */
@@ -61,7 +59,7 @@ export class DiscoveryRounds {
 
   /** The next reseed reads every record. */
   needFullReseed(): void {
-    this.#needFullReseed = true;
+    this.#d.parts.reseeder.wantFull();
   }
 
   /** Nodes left done (DoneLeavers.left): the hosts this node gains from them are quiet. */
@@ -104,8 +102,8 @@ export class DiscoveryRounds {
     this.#lastReseed = reseedStart;
     // A node that may have been counted dead reads everything again (docs/protocol.md, "Self-fencing").
     const silent = p.membership.takeSilence();
-    const full = p.keeper.takeLeaseLoss() || silent || this.#needFullReseed;
-    this.#needFullReseed = false;
+    if (p.keeper.takeLeaseLoss() || silent) p.reseeder.wantFull();
+    const full = p.reseeder.fullDue; // asked (the first reseed with hand-offs; hosts gained) until one ends
     if (full) this.#leftDone.forget();
     let found: number;
     let unsent: boolean;
@@ -169,6 +167,8 @@ export class DiscoveryRounds {
       heartbeatMs: this.#d.config.heartbeatMs,
     });
     if (step.kind === 'complete') {
+      // Hosts came this node's way during this reseed (the live set changed): the next one, at once, is full.
+      if (p.reseeder.fullDue) return undefined;
       if (p.handoffs === undefined || (await peersStill(p.membership))) return 'complete';
       // A peer ended done, or moved, since it was last seen: look again, then reseed (its
       // inbox may hold what this node sent it before it knew).

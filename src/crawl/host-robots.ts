@@ -125,7 +125,8 @@ export class HostRobots {
       }
     } catch (writeErr) {
       host.keepAfterAll();
-      for (const item of pending) this.#d.frontier.requeue(host, item);
+      // With the links set aside while the records were written.
+      for (const item of [...pending, ...this.#d.frontier.dropHost(host)]) this.#d.frontier.requeue(host, item);
       this.#d.onStoreError(writeErr);
       return;
     }

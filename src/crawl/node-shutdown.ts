@@ -52,8 +52,8 @@ export async function shutDownNode(p: Parts, complete: boolean, o: ShutdownOptio
   // No host is taken after this (a take waiting for its turn would take a lease after the release).
   await p.keeper.close(STOP_GRACE_MS);
   await p.leases.releaseAll();
-  // Links to a host left alone for this run (robots.txt unavailable) found since were dropped, in
-  // no record of that host: a peer that takes the host would not read the records naming them.
+  // Links to a host left alone for this run (robots.txt unavailable) found since are only in this
+  // node's memory, in no record of that host: a peer that takes the host would not read the records naming them.
   const dropped = o.stats.cut.hostGaveUp > 0;
   if (complete) await leaveDone(p, o.heartbeat.status('done'), unsent || dropped);
   else await p.membership.leave().catch(() => undefined);

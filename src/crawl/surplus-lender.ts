@@ -56,6 +56,9 @@ export class SurplusLender {
     const handoffs = p.handoffs;
     if (config.lend === false || ownership.partition !== 'host' || handoffs === undefined) return 0;
     if (this.#d.fenced() || this.#d.stopping() || p.guard.fault || p.requests.unwritten > 0) return 0;
+    // While a full reseed is due (a node was lost) a host may have URLs named only by records not
+    // read for it: lent before that reseed, no queue would hold them (the borrower reads only its own records).
+    if (p.reseeder.fullDue) return 0;
     // A link that did not fit in memory is found again by this node's reseeds of its own records: it stays put.
     if (stats.cut.frontierFull > 0 || ownership.lentCount >= MAX_LENT) return 0;
     const loads = [...hostLoads(p.frontier)];

@@ -20,6 +20,8 @@ export class HostWork {
   readonly #claimed = new Set<string>();
   readonly #retries: RetryItem[] = [];
   readonly #queue = new HostQueue();
+  /** URLs offered while the host is left alone for this run, claimed: they go with the host if it moves (drain). */
+  readonly #setAside: QueueItem[] = [];
   /** The tail of the queue, and the claims of its keys. */
   #spill: SpillFile | undefined;
   #spilledKeys: KeySet | undefined;
@@ -90,9 +92,16 @@ export class HostWork {
     return this.#queue.shift();
   }
 
-  /** Removes every queued item (spilled ones too) and retry, gives their claims back, and returns them. */
+  /** Keeps a URL of a host left alone for this run, claimed, not queued: it is never fetched here, only handed on. */
+  setAside(item: QueueItem): void {
+    this.#claimed.add(item.key);
+    this.#setAside.push(item);
+  }
+
+  /** Removes every queued item (spilled ones too), retry and URL set aside, gives their claims back, and returns them. */
   drain(): QueueItem[] {
-    const items = [...this.#queue.drain(), ...this.#takeSpilled(), ...this.#retries.splice(0).map(({ dueAt: _, ...item }) => item)];
+    const retries = this.#retries.splice(0).map(({ dueAt: _, ...item }) => item);
+    const items = [...this.#queue.drain(), ...this.#takeSpilled(), ...retries, ...this.#setAside.splice(0)];
     for (const item of items) this.#claimed.delete(item.key);
     this.closeSpill();
     return items;

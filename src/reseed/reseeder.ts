@@ -46,6 +46,9 @@ export class Reseeder {
   readonly #clock: Clock;
   readonly #dirs = new Map<string, DirState>();
   readonly #seedsRead = new Set<string>();
+  /** Full reseeds asked for (wantFull), and how many of those asks the last full reseed that ended answered. */
+  #fullWanted = 0;
+  #fullDone = 0;
 
   /** Host summaries are read (docs/protocol.md, "Host summaries"; not with --recrawl-after, whose records change). */
   readonly #summaries: boolean;
@@ -55,6 +58,19 @@ export class Reseeder {
     this.#summaries = deps.summaries ?? true;
     this.#clock = deps.clock;
     this.#serverTime = deps.serverTime;
+  }
+
+  /** The next reseed reads every record (hosts were gained, whose links other records may name); asked until one ends. */
+  wantFull(): void {
+    this.#fullWanted++;
+  }
+
+  /**
+   * A full reseed was asked for and none has ended since: URLs of hosts this node gained may be
+   * named only by records it has not read for them (docs/protocol.md, "Lending hosts").
+   */
+  get fullDue(): boolean {
+    return this.#fullWanted > this.#fullDone;
   }
 
   /** Notes that this node wrote a record and already took all its links into account. */
@@ -89,6 +105,7 @@ export class Reseeder {
    */
   async reseed(sink: ReseedSink, full: boolean, scope: ReseedScope = 'all'): Promise<ReseedStats> {
     const started = this.#clock.monotonic();
+    const asked = this.#fullWanted;
     const stats: ReseedStats = { queued: 0, recordsRead: 0, summariesRead: 0, dirsListed: 0, dirsSkipped: 0, seedsRead: 0, durationMs: 0 };
     const serverNow = this.#serverTime()?.mtimeMs;
     // Seeds first: they set the scope that decides which hosts are wanted. A full reseed
@@ -125,10 +142,7 @@ export class Reseeder {
       }
       toList.push({ hostDir, mtimeMs });
     });
-    if (toList.length === 0) {
-      stats.durationMs = Math.round(this.#clock.monotonic() - started);
-      return stats;
-    }
+    if (toList.length === 0) return this.#ended(stats, full, asked, started);
 
     const incomplete = await scanRecords(
       toList.map((d) => d.hostDir),
@@ -147,6 +161,12 @@ export class Reseeder {
       const settled = serverNow !== undefined && mtimeMs + MTIME_SLACK_MS <= serverNow && !incomplete.has(hostDir);
       this.#dir(hostDir).settledMtimeMs = settled ? mtimeMs : undefined;
     }
+    return this.#ended(stats, full, asked, started);
+  }
+
+  /** A reseed ended without an error: a full one answers the asks made before it began. */
+  #ended(stats: ReseedStats, full: boolean, asked: number, started: number): ReseedStats {
+    if (full) this.#fullDone = Math.max(this.#fullDone, asked);
     stats.durationMs = Math.round(this.#clock.monotonic() - started);
     return stats;
   }

@@ -96,13 +96,6 @@ export class Admission {
     if (!this.#passesUrlRules(c, frontier.hosts.get(hostDir))) return 'known';
     const host = this.want(hostDir, url);
     host.knowOrigin(url);
-    if (!this.#passesHostRules(c, host)) return 'known';
-    if (!frontier.hasRoom()) return 'full';
-    host.countShape(urlShape(url));
-    // A URL robots.txt disallows is not fetched, only recorded (ROBOTS_DISALLOWED): it goes
-    // first, so that its record is written as it is found, not all of them after the last
-    // page (breadth first, they are a level deeper than the page that links to them).
-    const disallowed = host.robots !== undefined && !host.robots.isAllowed(url);
     const item = {
       url,
       key: c.key,
@@ -110,6 +103,16 @@ export class Admission {
       ...(priority === undefined ? {} : { priority }),
       ...(referrer === undefined ? {} : { referrer }),
     };
+    // A host left alone for this run keeps its links, in no record of it, for a node that takes
+    // it while this one lives on: they go with the host if it moves (docs/errors.md).
+    if (host.gaveUp && host.phase !== 'releasing') host.setAside(item);
+    if (!this.#passesHostRules(c, host)) return 'known';
+    if (!frontier.hasRoom()) return 'full';
+    host.countShape(urlShape(url));
+    // A URL robots.txt disallows is not fetched, only recorded (ROBOTS_DISALLOWED): it goes
+    // first, so that its record is written as it is found, not all of them after the last
+    // page (breadth first, they are a level deeper than the page that links to them).
+    const disallowed = host.robots !== undefined && !host.robots.isAllowed(url);
     frontier.enqueue(host, item, disallowed);
     return 'queued';
   }

@@ -95,6 +95,7 @@ async function rig(over: { watch?: boolean; queues?: readonly number[] } = {}) {
       letGo: async () => undefined,
     },
     leases: { verify: async () => [] },
+    reseeder: { fullDue: false },
     handoffs: {
       viewChanged: () => undefined,
       lent: (_to: string, host: string) => void acts.push(`lend ${host}`),

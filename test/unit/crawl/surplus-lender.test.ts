@@ -35,7 +35,12 @@ const readyHost = (dir: string, queued: number, inFlight: number) => ({
  * A SurplusLender over stub parts: this node holds `queues` (host -> queued URLs) with
  * --concurrency 4 --per-host 1, its peers' records are `peers`. Returns what it lent, to whom.
  */
-async function lendWith(queues: readonly number[], peers: readonly NodeRecord[], inFlight = 0): Promise<{ host: string; to: string }[]> {
+async function lendWith(
+  queues: readonly number[],
+  peers: readonly NodeRecord[],
+  inFlight = 0,
+  fullDue = false,
+): Promise<{ host: string; to: string }[]> {
   const ids = [SELF, ...peers.map((r) => r.id)];
   const hosts = new Map(ownHosts(ids, queues.length).map((dir, i) => [dir, readyHost(dir, queues[i]!, inFlight)]));
   const ownership = new Ownership(SELF, 'host');
@@ -48,6 +53,7 @@ async function lendWith(queues: readonly number[], peers: readonly NodeRecord[],
     membership: { livePeers: () => peers, recordOf: (id: string) => peers.find((r) => r.id === id), counter: 7 },
     guard: { fault: false },
     requests: { unwritten: 0 },
+    reseeder: { fullDue },
   } as unknown as Parts;
   const lender = new SurplusLender({
     config: frontierConfig({ nodeId: SELF, concurrency: 4, perHost: 1 }),
@@ -71,6 +77,11 @@ describe('SurplusLender: hosts flow to free slots', () => {
     const lent = await lendWith([3, 30, 10, 20, 5, 8], [idle('peer')]);
     assert.ok(lent.length > 0 && lent.every((l) => l.to === 'peer'));
     assert.equal(lent.length, 2); // its surplus: 6 hosts want 6 slots, it has 4
+  });
+
+  test("nothing is lent while a full reseed is due: a host gained may have URLs that only other hosts' records name", async () => {
+    assert.deepEqual(await lendWith([3, 30, 10, 20, 5, 8], [idle('peer')], 0, true), []);
+    assert.deepEqual(await lendWith([30, 3, 12], [idle('peer')], 0, true), []);
   });
 
   test('no host waits for a slot, a peer is idle: it gets one host, the shortest queue worth a move, and this node keeps work', async () => {

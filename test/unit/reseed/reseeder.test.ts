@@ -245,6 +245,35 @@ describe('Reseeder: links records', () => {
     assert.equal(stats.queued, 1, 'only y1 is new');
   });
 
+  test('a full reseed asked for stays due until one that began after the ask ends without an error', async () => {
+    const layout = await freshLayout();
+    await crawlOnDisk(layout);
+    const { reseeder } = reseederFor(layout);
+    const sink = new Sink(new Set(['a.example']));
+    assert.equal(reseeder.fullDue, false);
+    reseeder.wantFull();
+    assert.equal(reseeder.fullDue, true);
+    // Asked again while this full reseed runs (hosts gained under it): still due after it.
+    const prepare = sink.prepareHosts.bind(sink);
+    sink.prepareHosts = async (hostDirs) => {
+      reseeder.wantFull();
+      await prepare(hostDirs);
+    };
+    await reseeder.reseed(sink, true);
+    assert.equal(reseeder.fullDue, true, 'asked during the reseed');
+    sink.prepareHosts = prepare;
+    await reseeder.reseed(sink, false);
+    assert.equal(reseeder.fullDue, true, 'a reseed that is not full answers no ask');
+    sink.prepareHosts = async () => {
+      throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    };
+    await assert.rejects(reseeder.reseed(sink, true));
+    sink.prepareHosts = prepare;
+    assert.equal(reseeder.fullDue, true, 'a full reseed that failed answers no ask');
+    await reseeder.reseed(sink, true);
+    assert.equal(reseeder.fullDue, false);
+  });
+
   test("a record with a link the sink could not take ('full') is read again next time; the others are not", async () => {
     const layout = await freshLayout();
     await crawlOnDisk(layout);

@@ -114,7 +114,7 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
-  test("seed 1223: a node that left a host alone for this run (robots.txt unavailable) does not leave done: the links to the host it dropped since are found by its peers' full reseed when one takes the host", async () => {
+  test("seed 1223: a node that left a host alone for this run (robots.txt unavailable) does not leave done: the links to the host it found since, in no record of the host, are found by its peers' full reseed when one takes the host", async () => {
     const r = await runSeed(1223, { factory: realNode });
     assert.match(r.header[1]!, /pause n1@1029 for 5470/);
     assert.deepEqual(r.violations, []);
@@ -153,6 +153,25 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
   test('seed 472: the next hop of a redirect chain is not sent by a node whose wait for it was a pause past dead-after (fenced, the host taken over)', async () => {
     const r = await runSeed(472, { factory: realNode });
     assert.match(r.header[1]!, /pause n0@1082 for 3886/);
+    assert.deepEqual(r.violations, []);
+  });
+
+  test("seeds 684, 2760: a node that took over a dead node's host lends no host before its full reseed (the borrower got only the queue, and the URLs of the host named by other hosts' records were never fetched)", async () => {
+    const r = await runSeed(684, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@1855, join n4@3430, kill n0@4546/);
+    assert.deepEqual(r.violations, []);
+    assert.deepEqual((await runSeed(2760, { factory: realNode })).violations, []);
+  });
+
+  test('seed 1829: a node does not end by the rule while a full reseed is due (its last peer was counted dead during its reseed, which read no record for the hosts it gained: the seed was never fetched)', async () => {
+    const r = await runSeed(1829, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@1789 restart\+5673 new id/);
+    assert.deepEqual(r.violations, []);
+  });
+
+  test("seed 4728: a lease created while the mount failed, whose read back failed, is held, so that it is released when its host moves (it was left on the mount in the name of a live node: the host's owner waited for it for good)", async () => {
+    const r = await runSeed(4728, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@1665 restart\+906, eio all 103\.\.1525/);
     assert.deepEqual(r.violations, []);
   });
 

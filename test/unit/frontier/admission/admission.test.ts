@@ -87,6 +87,32 @@ describe('Admission.offer: links and seeds', () => {
     const host = frontier.hosts.get(A)!;
     host.giveUp();
     assert.equal(admission.offer(`http://${A}/2`, A, 0), 'known');
+    assert.equal(host.letGo(), true);
+    assert.equal(admission.offer(`http://${A}/3`, A, 0), 'known');
+  });
+
+  test('a host left alone sets aside the links it is offered, once each, unqueued: they go with the host if it moves', () => {
+    const { admission, frontier } = frontierRig();
+    admission.offer(`http://${A}/1`, A, 0);
+    const host = frontier.hosts.get(A)!;
+    const pending = frontier.dropHost(host);
+    host.giveUp();
+    assert.deepEqual(
+      pending.map((i) => i.url),
+      [`http://${A}/1`],
+    );
+    assert.equal(admission.offer(`http://${A}/2`, A, 1), 'known', 'nothing to fetch here');
+    assert.equal(admission.offer(`http://${A}/2`, A, 1), 'known');
+    assert.equal(admission.offer(`http://${A}/3`, A, 2), 'known');
+    assert.equal(frontier.queued, 0, 'the node may end: it fetches none of them');
+    // The host moves to a live node: its queue is sent on, with what was set aside.
+    const moved = frontier.dropHost(host);
+    assert.deepEqual(
+      moved.map((i) => `${i.url} @${i.depth}`),
+      [`http://${A}/2 @1`, `http://${A}/3 @2`],
+    );
+    assert.equal(frontier.dropHost(host).length, 0);
+    assert.equal(host.isClaimed(urlKey(`http://${A}/2`)), false, 'claims given back with them');
   });
 });
 
