@@ -21,9 +21,15 @@ export type ChildMessage =
       /** At its end: the errs records of the hosts it held to the end (CrawlNode.heldErrs), for the summary. */
       readonly type: 'held-errs';
       readonly held: readonly (readonly [string, WireHostErrs])[];
-      /** The most hosts it owned at once (CrawlStats.hostsOwnedMost): why a node that fetched nothing did. Absent: not known. */
-      readonly hostsOwnedMost?: number;
+      /** What it owned (CrawlStats.hostsOwnedMost, hostsHandedOn): why a node that fetched nothing did. Absent: not known. */
+      readonly owned?: HostsOwned;
     };
+
+/** The hosts a node owned during its run: the most at once, and how many it let go to another node with their lease. */
+export interface HostsOwned {
+  readonly most: number;
+  readonly handedOn: number;
+}
 
 /** The message a child sends at its end. */
 export type HeldErrsMessage = Extract<ChildMessage, { type: 'held-errs' }>;
@@ -32,11 +38,11 @@ export type HeldErrsMessage = Extract<ChildMessage, { type: 'held-errs' }>;
 type WireHostErrs = Omit<HostErrs, 'nextMs'> & { readonly nextMs: number | null };
 
 /** A child's held-errs message for `held` (CrawlNode.heldErrs). */
-export function heldErrsMessage(held: ReadonlyMap<string, HostErrs>, hostsOwnedMost?: number): ChildMessage {
+export function heldErrsMessage(held: ReadonlyMap<string, HostErrs>, owned?: HostsOwned): ChildMessage {
   return {
     type: 'held-errs',
     held: [...held].map(([host, e]) => [host, { ...e, nextMs: Number.isFinite(e.nextMs) ? e.nextMs : null }] as const),
-    ...(hostsOwnedMost === undefined ? {} : { hostsOwnedMost }),
+    ...(owned === undefined ? {} : { owned }),
   };
 }
 

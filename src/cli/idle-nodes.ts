@@ -1,21 +1,25 @@
+import type { HostsOwned } from './child-messages.js';
+
 /** A node of --processes that fetched nothing and failed nothing, for idleNodesLines. */
 export interface IdleNode {
   /** 0-based. */
   readonly index: number;
-  /** The most hosts it owned at once; undefined when it did not say. */
-  readonly hostsOwnedMost: number | undefined;
+  /** What it owned during its run; undefined when it did not say. */
+  readonly owned: HostsOwned | undefined;
 }
 
 /**
  * The end lines that say why nodes fetched nothing (under host partitioning): the crawl was
- * already complete (every node fetched nothing, the data directory holds pages), its hosts had
- * nothing left to fetch, or it owned no host at all (rendezvous hashing gave them to others).
+ * already complete (every node fetched nothing, the data directory holds pages), the hosts it
+ * owned passed to other nodes before it fetched (a node joined, and rendezvous hashing gave
+ * them to it), its hosts had nothing left to fetch, or it owned no host at all.
  */
 export function idleNodesLines(idle: readonly IdleNode[], all: { nodes: number; pages: number; hosts: number }): string[] {
   const names = (list: readonly IdleNode[]): string => list.map((s) => `node ${s.index + 1}`).join(', ');
+  const they = (list: readonly IdleNode[]): string => (list.length === 1 ? 'it' : 'they');
   const lines: string[] = [];
-  const ownedNone = idle.filter((s) => s.hostsOwnedMost === 0);
-  const ownedSome = idle.filter((s) => s.hostsOwnedMost !== 0);
+  const ownedNone = idle.filter((s) => s.owned?.most === 0);
+  const ownedSome = idle.filter((s) => s.owned?.most !== 0);
   if (ownedSome.length > 0) {
     if (idle.length === all.nodes && all.pages > 0) {
       lines.push(
@@ -23,10 +27,16 @@ export function idleNodesLines(idle: readonly IdleNode[], all: { nodes: number; 
       );
       return lines;
     }
-    const known = ownedSome.filter((s) => s.hostsOwnedMost !== undefined);
-    if (known.length > 0)
-      lines.push(`${names(known)} fetched nothing: nothing left to fetch on the hosts ${known.length === 1 ? 'it' : 'they'} owned`);
-    const unknown = ownedSome.filter((s) => s.hostsOwnedMost === undefined);
+    const handedOn = ownedSome.filter((s) => (s.owned?.handedOn ?? 0) > 0);
+    if (handedOn.length > 0) {
+      lines.push(
+        `${names(handedOn)} fetched nothing: the hosts ${they(handedOn)} owned passed to other nodes before ${they(handedOn)} fetched ` +
+          '(rendezvous hashing moves a host to a node that joins; one node per host)',
+      );
+    }
+    const known = ownedSome.filter((s) => s.owned !== undefined && s.owned.handedOn === 0);
+    if (known.length > 0) lines.push(`${names(known)} fetched nothing: nothing left to fetch on the hosts ${they(known)} owned`);
+    const unknown = ownedSome.filter((s) => s.owned === undefined);
     if (unknown.length > 0) lines.push(`${names(unknown)} fetched nothing`);
   }
   if (ownedNone.length > 0) {

@@ -70,7 +70,9 @@ function buildProgram(result: { code: number }, argv: readonly string[]): Comman
       if (held === undefined) return Promise.resolve();
       return new Promise<void>((resolve) => {
         try {
-          process.send!(heldErrsMessage(held, node.stats.hostsOwnedMost), undefined, {}, () => resolve());
+          process.send!(heldErrsMessage(held, { most: node.stats.hostsOwnedMost, handedOn: node.stats.hostsHandedOn }), undefined, {}, () =>
+            resolve(),
+          );
         } catch {
           resolve(); // the supervisor is gone: it reads the data directory, or nobody does
         }

@@ -268,7 +268,7 @@ export async function runSupervisor(
     // Fetched nothing and failed nothing: under host partitioning, say why (idleNodesLines).
     const idle = slots.filter((s) => (s.snapshot?.pages ?? 0) === 0 && (s.snapshot?.errors ?? 0) === 0);
     if (idle.length > 0 && config.partition === 'host' && stopping === undefined) {
-      const idleNodes = idle.map((s) => ({ index: s.index, hostsOwnedMost: s.heldErrs?.hostsOwnedMost }));
+      const idleNodes = idle.map((s) => ({ index: s.index, owned: s.heldErrs?.owned }));
       lines.push(...idleNodesLines(idleNodes, { nodes: slots.length, pages: held.pages, hosts: held.hosts.length }));
     }
   }

@@ -216,11 +216,12 @@ export class HostKeeper {
    * Resolves once the host is gone from this node (after its requests in flight).
    */
   letGo(host: HostState, why: 'moved' | 'lost'): Promise<void> {
-    const hadLease = host.phase === 'ready' || host.phase === 'loading';
+    // Moved with its lease held: written whole and released for the next owner.
+    const handOn = why === 'moved' && (host.phase === 'ready' || host.phase === 'loading');
     if (!host.letGo()) return Promise.resolve();
-    const { leases, log, stats } = this.#d;
-    const frontier = this.#d.frontier;
+    const { leases, log, stats, frontier } = this.#d;
     frontier.dropHost(host);
+    if (handOn) stats.hostsHandedOn++;
     this.#d.reseeder.unsettle(host.dir);
     if (why === 'lost') {
       host.loseLease();
@@ -228,9 +229,9 @@ export class HostKeeper {
     }
     const finish = async (): Promise<void> => {
       // The schedule and the summary are written while the lease is still ours, never after it was lost.
-      await this.#d.recrawler?.forget(host.dir, why === 'moved' && hadLease);
-      await this.#d.summaries?.forget(host.dir, why === 'moved' && hadLease);
-      if (why === 'moved' && hadLease) await leases.release(host.dir).catch(() => undefined);
+      await this.#d.recrawler?.forget(host.dir, handOn);
+      await this.#d.summaries?.forget(host.dir, handOn);
+      if (handOn) await leases.release(host.dir).catch(() => undefined);
       else leases.forget(host.dir);
       frontier.forget(host.dir);
       stats.hostsOwned = frontier.readyCount();
@@ -270,8 +271,7 @@ export class HostKeeper {
    * may have come this node's way (a node left), whose links it skipped before.
    */
   rebalance(liveBefore: number): boolean {
-    const { ownership } = this.#d;
-    const frontier = this.#d.frontier;
+    const { ownership, frontier } = this.#d;
     for (const host of [...frontier.hosts.values()]) {
       if (ownership.partition === 'host') {
         if (!ownership.ownsHost(host.dir)) this.letGo(host, 'moved');

@@ -72,6 +72,8 @@ export class CrawlStats {
   leftToNewOwner = 0;
   /** Hosts this node lent to peers (docs/protocol.md, "Lending hosts"). */
   hostsLent = 0;
+  /** Hosts this node let go with their lease held, to a node that joined or to a borrower (docs/protocol.md, "Who crawls what"). */
+  hostsHandedOn = 0;
   /** Times a --hook call did not answer within --hook-timeout. */
   hookTimeouts = 0;
   round = 0;
