@@ -26,8 +26,6 @@ export class ScanPacer {
   #sliceStart: number;
   #count = 0;
   #pausing: Promise<void> | undefined;
-  /** Milliseconds the scan waited for the crawl (not counting yields at once). */
-  waitedMs = 0;
 
   constructor(clock: Clock, saturated: () => boolean) {
     this.#clock = clock;
@@ -56,7 +54,6 @@ export class ScanPacer {
     const worked = this.#clock.monotonic() - this.#sliceStart;
     if (!this.#saturated()) return new Promise<void>((resolve) => setImmediate(resolve));
     const ms = Math.round((worked * (1 - SCAN_SHARE)) / SCAN_SHARE);
-    this.waitedMs += ms;
     return new Promise<void>((resolve) => this.#clock.setTimeout(resolve, ms));
   }
 }

@@ -36,13 +36,13 @@ describe('ScanPacer', () => {
     const pacer = new ScanPacer(clock, () => saturated);
     clock.advance(SLICE_MS);
     assert.equal(await settled(pacer.pause()), true, 'free slots: the pause ends without the clock');
-    assert.equal(pacer.waitedMs, 0);
+    assert.equal(clock.pending, 0, 'and sets no timer');
 
     saturated = true;
     clock.advance(2 * SLICE_MS);
     const pause = pacer.pause();
     const wait = (2 * SLICE_MS * (1 - SCAN_SHARE)) / SCAN_SHARE;
-    assert.equal(pacer.waitedMs, wait, `worked ${2 * SLICE_MS} ms: waits ${wait} ms`);
+    assert.equal(clock.pending, 1, `worked ${2 * SLICE_MS} ms: waits ${wait} ms on the clock`);
     const again = pacer.pause();
     assert.equal(again, pause, 'a second caller waits for the same pause');
     clock.advance(wait - 1);
