@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startGeneratedSite } from '../../src/site/generated-site.js';
 import type { LoopbackSite } from '../../src/site/site-server.js';
-import { FAST, runCli, spawnCli, tempDir } from '../support/cli.js';
+import { FAST, killLeft, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { filesOf, listFiles } from '../support/data-files.js';
 import { pageRoute, startRoutedSite } from '../support/routed-site.js';
 import { until } from '../support/until.js';
@@ -133,6 +133,11 @@ describe('status counts what every node left when several were stopped mid-crawl
     return Object.fromEntries([['/', pageRoute(paths)], ...paths.map((p) => [p, pageRoute([])])]);
   });
   const SITE_PAGES = HOSTS * (PAGES + 1);
+  /**
+   * A host's pages take at least PAGES s at this delay: the tests stop the crawl mid-way after a
+   * few status reads, which on a loaded machine took over the 6 s a delay of 200 ms gave.
+   */
+  const SLOW = ['--delay', '1000'];
 
   async function homesStored(data: string, site: LoopbackSite): Promise<boolean> {
     const files = await listFiles(data);
@@ -148,10 +153,12 @@ describe('status counts what every node left when several were stopped mid-crawl
   test('two crawl processes on one directory: running while one is alive; then what both left, against the site', async () => {
     const site = await startRoutedSite(routes);
     const data = await tempDir();
+    let a: ReturnType<typeof spawnCli> | undefined;
+    let b: ReturnType<typeof spawnCli> | undefined;
     try {
-      const args = ['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', data.path, '--per-host', '1', ...FAST, '--delay', '200'];
-      const a = spawnCli(args);
-      const b = spawnCli(args);
+      const args = ['crawl', ...site.hosts.map((h) => `${h.origin}/`), '--data', data.path, '--per-host', '1', ...FAST, ...SLOW];
+      a = spawnCli(args);
+      b = spawnCli(args);
       await until(() => homesStored(data.path, site));
       a.kill('SIGINT');
       const ra = await a.done;
@@ -175,6 +182,7 @@ describe('status counts what every node left when several were stopped mid-crawl
       assert.equal(crawl.queued + crawl.leftOnDisk, SITE_PAGES - stored, crawl.line);
       assert.match(crawl.line, new RegExp(`: ${SITE_PAGES - stored} URLs known and not fetched`), crawl.line);
     } finally {
+      await killLeft(a, b);
       await site.close();
       await data.cleanup();
     }
@@ -183,8 +191,9 @@ describe('status counts what every node left when several were stopped mid-crawl
   test('--processes 2 stopped by SIGINT: status counts what both nodes left, against the site', async () => {
     const site = await startRoutedSite(routes);
     const data = await tempDir();
+    let sup: ReturnType<typeof spawnCli> | undefined;
     try {
-      const sup = spawnCli([
+      sup = spawnCli([
         'crawl',
         ...site.hosts.map((h) => `${h.origin}/`),
         '--data',
@@ -194,8 +203,7 @@ describe('status counts what every node left when several were stopped mid-crawl
         '--per-host',
         '1',
         ...FAST,
-        '--delay',
-        '200',
+        ...SLOW,
       ]);
       await until(() => homesStored(data.path, site));
       // Both nodes have their hosts' pages queued (their records say so): every page is known to one.
@@ -218,6 +226,7 @@ describe('status counts what every node left when several were stopped mid-crawl
       assert.equal(crawl.state, 'stopped', crawl.line);
       assert.equal(crawl.queued + crawl.leftOnDisk, SITE_PAGES - stored, crawl.line);
     } finally {
+      await killLeft(sup);
       await site.close();
       await data.cleanup();
     }

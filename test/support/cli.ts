@@ -55,6 +55,16 @@ export async function runCli(args: readonly string[], options: { env?: NodeJS.Pr
   return spawnCli(args, options.env, options.timeoutMs ?? 60_000).done;
 }
 
+/**
+ * Kills (SIGKILL) the children of spawnCli still running and waits for them: for a test's
+ * `finally`, so that a failed assertion is reported, not a cleanup of a directory a crawl
+ * still writes to.
+ */
+export async function killLeft(...children: (ReturnType<typeof spawnCli> | undefined)[]): Promise<void> {
+  for (const c of children) if (c !== undefined && c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await Promise.all(children.map((c) => c?.done));
+}
+
 /** A fresh temporary directory, removed by the returned cleanup. */
 export async function tempDir(prefix = 'mountcrawl-test-'): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
