@@ -65,10 +65,18 @@ export async function killLeft(...children: (ReturnType<typeof spawnCli> | undef
   await Promise.all(children.map((c) => c?.done));
 }
 
-/** A fresh temporary directory, removed by the returned cleanup. */
+/**
+ * A fresh temporary directory, removed by the returned cleanup. A crawl still writing into
+ * it (a test that failed before it stopped its children) can make the removal fail: that is
+ * said on stderr, not thrown, so that the test's own failure is the one reported.
+ */
 export async function tempDir(prefix = 'mountcrawl-test-'): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+  const cleanup = (): Promise<void> =>
+    rm(path, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }).catch((err: unknown) => {
+      process.stderr.write(`test cleanup: ${path} not removed: ${String(err)}\n`);
+    });
+  return { path, cleanup };
 }
 
 /** The end-of-run summary a node printed with --json (a line of its log, on stderr). */
