@@ -49,7 +49,8 @@ function run(args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}): Pr
   return new Promise((resolve) => {
     execFile('bash', [SSHFS_PAIR_SCRIPT, ...args], { timeout: timeoutMs, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-      resolve({ code, stdout, stderr: err !== null && code === -1 ? `${stderr}${err.message}` : stderr });
+      const why = err?.killed === true ? `timed out after ${timeoutMs / 1000} s` : err?.message;
+      resolve({ code, stdout, stderr: err !== null && code === -1 ? `${stderr}${why}` : stderr });
     });
   });
 }
@@ -101,7 +102,8 @@ export async function startSshfsPair(
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      const res = await run(['stop', dir], 30_000);
+      // Unmounts, then waits for each sshfs and sshd to exit: seconds, but over 30 s once on a machine at load 16.
+      const res = await run(['stop', dir], 90_000);
       if (res.code !== 0) throw new Error(`sshfs-pair.sh stop ${dir} failed: ${lastLine(res.stderr)}`);
       running.delete(dir); // on failure the exit handler tries once more
       if (noMountsUnder(dir)) await rm(dir, { recursive: true, force: true });
