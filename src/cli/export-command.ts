@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ExitCode, FatalError } from '../errors.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import { DirHandles } from '../store/dir-handles.js';
@@ -189,7 +190,8 @@ export async function exportCommand(dataDir: string, options: ExportOptions, wri
   const hosts = new Set([...(await names(layout.dir('links'))), ...(options.errors ? await names(layout.dir('errs')) : [])]);
   for (const host of wanted) if (!hosts.has(host)) throw noSuchHost(host, dataDir, [...hosts]);
   const chosen = [...hosts].sort().filter((h) => wanted.size === 0 || wanted.has(h));
-  if (layout.mount.native && (await fileSystemKind(layout.root)) === 'local') {
+  // With one core a thread would only add its hand-offs: the main thread reads, as elsewhere.
+  if (layout.mount.native && availableParallelism() > 1 && (await fileSystemKind(layout.root)) === 'local') {
     const threads = new LineThreads();
     try {
       return await exportLines(layout, threadMaker(layout, threads, options.fields), chosen, options, write);

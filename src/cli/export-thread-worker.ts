@@ -6,7 +6,7 @@ import { exportDecoder } from './export-fields.js';
 import type { LinesAnswer, LinesJob } from './export-threads.js';
 
 /** First size of a job's buffer of lines: a few hundred records of a few kB; it grows for larger ones. */
-const FIRST_BYTES = 1024 * 1024;
+const FIRST_BYTES = 512 * 1024;
 
 /**
  * The thread of LineThreads (src/cli/export-threads.ts): reads each record of a job with
