@@ -24,8 +24,9 @@ function lines(job: LinesJob): Uint8Array {
     out.copy(bigger, 0, 0, length);
     out = bigger;
   };
-  for (let i = 0; i < job.keys.length; i++) {
-    const key = job.keys[i]!;
+  const keys = job.keys.split('\n');
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const [shape, check, dir] = i < job.firstErrs ? [LINKS_SHAPE, asLinksRecord, job.linksDir] : [ERRS_SHAPE, asErrsRecord, job.errsDir];
     // Each decoding writes its line after `length` and says how long it is; a torn record writes none.
     const read = readLocalRecord(`${dir}/${key}.json`, (bytes) => {

@@ -8,7 +8,8 @@ export interface RecordToRead {
 }
 
 /**
- * What a thread is asked: the lines of the records `keys` of one host, in order, with only
+ * What a thread is asked: the lines of the records `keys` of one host (one string, the keys
+ * joined by newlines: one string is copied to a thread faster than many), in order, with only
  * `fields` (all when undefined); those before `firstErrs` are links records in `linksDir`, the
  * others errs records in `errsDir` (a host's lines are its links records, then its errs records).
  */
@@ -17,7 +18,7 @@ export interface LinesJob {
   readonly fields: readonly string[] | undefined;
   readonly linksDir: string;
   readonly errsDir: string;
-  readonly keys: readonly string[];
+  readonly keys: string;
   readonly firstErrs: number;
 }
 
@@ -63,14 +64,14 @@ export class LineThreads {
     const thread = this.#pick();
     thread.jobs.add(id);
     const firstErrs = records.findIndex((r) => r.errs);
-    const keys = records.map((r) => r.key);
+    const keys = records.map((r) => r.key).join('\n');
     const job: LinesJob = {
       id,
       fields,
       linksDir: dirs.links,
       errsDir: dirs.errs,
       keys,
-      firstErrs: firstErrs < 0 ? keys.length : firstErrs,
+      firstErrs: firstErrs < 0 ? records.length : firstErrs,
     };
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
