@@ -1,16 +1,18 @@
+import { availableParallelism } from 'node:os';
 import { ExitCode, FatalError } from '../errors.js';
 import { openExistingDataDir } from '../store/data-dir.js';
 import { DirHandles } from '../store/dir-handles.js';
+import { fileSystemKind } from '../store/fs-kind.js';
 import { names } from '../store/holdings.js';
 import { type SummaryFile, type SummaryPage, uncoveredKeys } from '../store/host-summary.js';
 import { readSummaryPages } from '../store/summary-pages.js';
 import type { Layout } from '../store/layout.js';
-import type { Decode } from '../store/read-record.js';
 import { type RecordReader, recordReader } from '../store/record-reader.js';
 import { asErrsRecord, asLinksRecord, ERRS_SHAPE, LINKS_SHAPE } from '../store/records.js';
 import { isKey } from '../url/key.js';
 import { orderedMap } from '../util/ordered-map.js';
 import { exportDecoder, exportLine, summaryHasFields } from './export-fields.js';
+import { LineThreads, type RecordToRead } from './export-threads.js';
 
 /** Options of `mountcrawl export`. */
 export interface ExportOptions {
@@ -40,17 +42,77 @@ export function streamSink(stream: NodeJS.WritableStream): LineSink {
 /** Lines are written this many bytes at a time, or fewer at the end: one write per line costs more than making the line. */
 const WRITE_BYTES = 64 * 1024;
 
-/** Records read at once: each is a round trip on a network mount; their lines wait for their turn (at most this many). */
+/** Records read at once over a network mount, each a round trip; their lines wait for their turn (at most this many). */
 const READS_IN_FLIGHT = 64;
-/** Lines of a host made as one step (one promise, not one a line): READS_IN_FLIGHT / LINES_AT_ONCE steps are in flight. */
+/** Lines of a host made as one step over a network mount (one promise, not one a line): READS_IN_FLIGHT / LINES_AT_ONCE steps are in flight. */
 const LINES_AT_ONCE = 16;
+/**
+ * Lines of a host made as one job of a thread on a local disk (LineThreads), and jobs in flight
+ * a thread: one answered while the next is made, so that a thread does not wait for the main
+ * thread; THREAD_LINES * THREAD_JOBS lines a thread at most are held ahead of the output.
+ */
+const THREAD_LINES = 128;
+const THREAD_JOBS = 2;
 /** Hosts listed ahead of the one being written, so that a host's first reads do not wait for its listing... */
 const HOSTS_AHEAD = 4;
 /** ...unless it has this many lines or more. */
 const LARGE_HOST = 10_000;
 
-/** One line of the output, in the order written: made from a host summary, or from a record read when its turn comes near. */
-type Line = () => Promise<Buffer | undefined>;
+/** One line of the output, in the order written: made from a host summary, or a record to read when its turn comes near. */
+type Line = Buffer | RecordToRead;
+
+/** A step: lines of one host. */
+interface Step {
+  readonly host: string;
+  readonly lines: readonly Line[];
+}
+
+/** How lines are made: `make` turns a step into the bytes of its lines, in order (a record absent or torn has none). */
+interface LineMaker {
+  readonly linesAtOnce: number;
+  readonly stepsInFlight: number;
+  make(step: Step): Promise<Buffer[]>;
+}
+
+/** Records read by `read`, LINES_AT_ONCE at a time, READS_IN_FLIGHT in flight: a network mount. */
+function readerMaker(layout: Layout, read: RecordReader, fields: readonly string[] | undefined): LineMaker {
+  const line = async (host: string, l: Line): Promise<Buffer | undefined> => {
+    if (Buffer.isBuffer(l)) return l;
+    const [path, decode] = l.errs
+      ? [layout.errs(host, l.key), exportDecoder(l.key, ERRS_SHAPE, asErrsRecord, fields)]
+      : [layout.links(host, l.key), exportDecoder(l.key, LINKS_SHAPE, asLinksRecord, fields)];
+    const record = await read(path, decode);
+    return record.kind === 'value' ? record.value : undefined;
+  };
+  return {
+    linesAtOnce: LINES_AT_ONCE,
+    stepsInFlight: READS_IN_FLIGHT / LINES_AT_ONCE,
+    make: async ({ host, lines }) => (await Promise.all(lines.map((l) => line(host, l)))).filter((b) => b !== undefined),
+  };
+}
+
+/** Records read by `threads`, each run of records between lines made already as one job: a local disk. */
+function threadMaker(layout: Layout, threads: LineThreads, fields: readonly string[] | undefined): LineMaker {
+  return {
+    linesAtOnce: THREAD_LINES,
+    stepsInFlight: THREAD_JOBS * threads.max,
+    make: ({ host, lines }) => {
+      const dirs = { links: layout.hostDir('links', host), errs: layout.hostDir('errs', host) };
+      const parts: Promise<Buffer>[] = [];
+      let run: RecordToRead[] = [];
+      for (const l of lines) {
+        if (!Buffer.isBuffer(l)) run.push(l);
+        else {
+          if (run.length > 0) parts.push(threads.lines(dirs, run, fields));
+          run = [];
+          parts.push(Promise.resolve(l));
+        }
+      }
+      if (run.length > 0) parts.push(threads.lines(dirs, run, fields));
+      return Promise.all(parts);
+    },
+  };
+}
 
 async function keysIn(dir: string): Promise<string[]> {
   return (await names(dir)).flatMap((n) => (n.endsWith('.json') && isKey(n.slice(0, -5)) ? [n.slice(0, -5)] : [])).sort();
@@ -63,7 +125,7 @@ async function keysIn(dir: string): Promise<string[]> {
  * only the newer records are read. A record that vanishes or is being replaced meanwhile is
  * skipped.
  */
-async function hostLines(layout: Layout, read: RecordReader, host: string, options: ExportOptions): Promise<Line[]> {
+async function hostLines(layout: Layout, host: string, options: ExportOptions): Promise<Line[]> {
   const fields = options.fields;
   const fromSummary = fields !== undefined && summaryHasFields(fields);
   const [links, errs, summarized] = await Promise.all([
@@ -74,16 +136,11 @@ async function hostLines(layout: Layout, read: RecordReader, host: string, optio
   const covered = coveredPages(summarized, links);
   const lines: Line[] = links.map((key) => {
     const page = covered.get(key);
-    if (page !== undefined) {
-      const line = Buffer.from(`${exportLine(key, { url: page.url, depth: page.depth }, fields)}\n`);
-      return () => Promise.resolve(line);
-    }
-    return () => readLine(read, layout.links(host, key), exportDecoder(key, LINKS_SHAPE, asLinksRecord, fields));
+    if (page === undefined) return { key, errs: false };
+    return Buffer.from(`${exportLine(key, { url: page.url, depth: page.depth }, fields)}\n`);
   });
   const done = new Set(links);
-  for (const key of errs) {
-    if (!done.has(key)) lines.push(() => readLine(read, layout.errs(host, key), exportDecoder(key, ERRS_SHAPE, asErrsRecord, fields)));
-  }
+  for (const key of errs) if (!done.has(key)) lines.push({ key, errs: true });
   return lines;
 }
 
@@ -95,38 +152,26 @@ function coveredPages(summary: SummaryFile['pages'] | undefined, keys: readonly 
   return uncoveredKeys(pages.keys(), keys) === undefined ? new Map() : pages;
 }
 
-async function readLine(read: RecordReader, path: string, decode: Decode<Buffer>): Promise<Buffer | undefined> {
-  const record = await read(path, decode);
-  return record.kind === 'value' ? record.value : undefined;
-}
-
 /**
- * Every line of `hosts` in order, LINES_AT_ONCE at a time. While a host of fewer than
+ * Every line of `hosts` in order, in steps of `linesAtOnce` lines of one host. While a host of fewer than
  * LARGE_HOST lines is written, the next few are listed (over a network mount a listing is
  * round trips, which then overlap); a larger one is written before the next is listed, so
  * that memory holds few large listings.
  */
-async function* allLines(
-  layout: Layout,
-  read: RecordReader,
-  hosts: readonly string[],
-  options: ExportOptions,
-): AsyncGenerator<() => Promise<(Buffer | undefined)[]>> {
-  const listed: Promise<Line[]>[] = [];
+async function* allLines(layout: Layout, hosts: readonly string[], options: ExportOptions, linesAtOnce: number): AsyncGenerator<Step> {
+  const listed: Promise<{ host: string; lines: Line[] }>[] = [];
   let next = 0;
   const listNext = (): void => {
-    const host = hostLines(layout, read, hosts[next++]!, options);
+    const name = hosts[next++]!;
+    const host = hostLines(layout, name, options).then((lines) => ({ host: name, lines }));
     host.catch(() => undefined); // thrown when its turn comes, not as an unhandled rejection while an earlier host is written
     listed.push(host);
   };
   while (next < hosts.length || listed.length > 0) {
     if (listed.length === 0) listNext();
-    const lines = await listed.shift()!;
+    const { host, lines } = await listed.shift()!;
     while (next < hosts.length && listed.length < HOSTS_AHEAD && lines.length < LARGE_HOST) listNext();
-    for (let i = 0; i < lines.length; i += LINES_AT_ONCE) {
-      const some = lines.slice(i, i + LINES_AT_ONCE);
-      yield () => Promise.all(some.map((line) => line()));
-    }
+    for (let i = 0; i < lines.length; i += linesAtOnce) yield { host, lines: lines.slice(i, i + linesAtOnce) };
   }
 }
 
@@ -134,9 +179,10 @@ async function* allLines(
  * `mountcrawl export --jsonl`: every links record of the data directory (and, with
  * `errors`, every errs record of a URL without a links record) as one JSON object per line,
  * host by host, in key order, with `fields` only those fields. Made for `| jq` on a crawl of
- * any size: no shell glob, so no "argument list too long"; records are read many at once (each
- * a round trip on a network mount), and no more are read ahead than READS_IN_FLIGHT while the
- * output waits. Returns the exit code.
+ * any size: no shell glob, so no "argument list too long". On a local disk the records are
+ * read and printed by threads, one a core (LineThreads); elsewhere many are read at once, each
+ * a round trip on a network mount. No more are read ahead than a few steps while the output
+ * waits. Returns the exit code.
  */
 export async function exportCommand(dataDir: string, options: ExportOptions, write: LineSink): Promise<number> {
   const layout: Layout = await openExistingDataDir(dataDir);
@@ -144,32 +190,40 @@ export async function exportCommand(dataDir: string, options: ExportOptions, wri
   const hosts = new Set([...(await names(layout.dir('links'))), ...(options.errors ? await names(layout.dir('errs')) : [])]);
   for (const host of wanted) if (!hosts.has(host)) throw noSuchHost(host, dataDir, [...hosts]);
   const chosen = [...hosts].sort().filter((h) => wanted.size === 0 || wanted.has(h));
+  // With one core a thread would only add its hand-offs: the main thread reads, as elsewhere.
+  if (layout.mount.native && availableParallelism() > 1 && (await fileSystemKind(layout.root)) === 'local') {
+    const threads = new LineThreads();
+    try {
+      return await exportLines(layout, threadMaker(layout, threads, options.fields), chosen, options, write);
+    } finally {
+      await threads.close();
+    }
+  }
   const dirs = layout.mount.native ? await DirHandles.forDataDir(layout.root) : undefined;
   try {
-    return await exportLines(layout, await recordReader(layout, dirs), chosen, options, write);
+    return await exportLines(layout, readerMaker(layout, await recordReader(layout, dirs), options.fields), chosen, options, write);
   } finally {
     dirs?.close();
   }
 }
 
-/** Writes the lines of `chosen` to `write`, WRITE_BYTES at a time, holding no more than READS_IN_FLIGHT lines ahead of it. */
+/** Writes the lines of `chosen` to `write`, WRITE_BYTES or more at a time, holding no more than `maker`'s steps in flight ahead of it. */
 async function exportLines(
   layout: Layout,
-  read: RecordReader,
+  maker: LineMaker,
   chosen: readonly string[],
   options: ExportOptions,
   write: LineSink,
 ): Promise<number> {
   const batch: Buffer[] = [];
   let bytes = 0;
-  for await (const some of orderedMap(allLines(layout, read, chosen, options), READS_IN_FLIGHT / LINES_AT_ONCE, (l) => l())) {
-    for (const line of some) {
-      if (line === undefined) continue;
-      batch.push(line);
-      bytes += line.length;
+  for await (const some of orderedMap(allLines(layout, chosen, options, maker.linesAtOnce), maker.stepsInFlight, (l) => maker.make(l))) {
+    for (const lines of some) {
+      batch.push(lines);
+      bytes += lines.length;
     }
     if (bytes < WRITE_BYTES) continue;
-    await write(Buffer.concat(batch, bytes));
+    await write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, bytes));
     batch.length = 0;
     bytes = 0;
   }

@@ -55,15 +55,26 @@ const enum Next {
  * parses and prints, which decides whether the record is torn.
  */
 export function recordLine(bytes: Buffer, shape: RecordShape): Buffer | undefined {
+  const out = Buffer.allocUnsafe(bytes.length + 1);
+  const end = recordLineInto(bytes, shape, out, 0);
+  return end < 0 ? undefined : out.subarray(0, end);
+}
+
+/**
+ * recordLine written into `out` at `at`, which must have room for `bytes.length + 1` bytes
+ * (the line is never longer); returns the index after the line, or -1 (with bytes of `out`
+ * after `at` overwritten) when recordLine would be undefined. Lines written one after another
+ * into one buffer make no buffer of their own a record.
+ */
+export function recordLineInto(bytes: Buffer, shape: RecordShape, out: Buffer, at: number): number {
   const n = bytes.length;
-  if (!isUtf8(bytes)) return undefined;
-  const out = Buffer.allocUnsafe(n + 1);
+  if (!isUtf8(bytes)) return -1;
   const open: number[] = [];
   const keys: string[][] = [];
   const top = new Map<string, ValueKind>();
   let topKey = '';
   let next = Next.Value;
-  let o = 0;
+  let o = at;
   let i = 0;
   while (i < n) {
     const b = bytes[i]!;
@@ -71,9 +82,9 @@ export function recordLine(bytes: Buffer, shape: RecordShape): Buffer | undefine
       i++;
       continue;
     }
-    if (next === Next.End) return undefined;
+    if (next === Next.End) return -1;
     if (next === Next.Colon) {
-      if (b !== COLON) return undefined;
+      if (b !== COLON) return -1;
       out[o++] = b;
       i++;
       next = Next.Value;
@@ -87,17 +98,17 @@ export function recordLine(bytes: Buffer, shape: RecordShape): Buffer | undefine
         open.pop();
         if (inside === LBRACE) keys.pop();
         next = open.length === 0 ? Next.End : Next.CommaOrClose;
-      } else return undefined;
+      } else return -1;
       out[o++] = b;
       i++;
       continue;
     }
     if (next === Next.Key || next === Next.KeyOrClose) {
       const end = b === QUOTE ? copyString(bytes, i, out, o) : -1;
-      if (end < 0 || (bytes[i + 1]! >= ZERO && bytes[i + 1]! <= NINE)) return undefined;
+      if (end < 0 || (bytes[i + 1]! >= ZERO && bytes[i + 1]! <= NINE)) return -1;
       const key = bytes.toString('latin1', i + 1, end - 1);
       const seen = keys[keys.length - 1]!;
-      if (seen.includes(key)) return undefined;
+      if (seen.includes(key)) return -1;
       seen.push(key);
       if (open.length === 1) topKey = key;
       o += end - i;
@@ -106,7 +117,7 @@ export function recordLine(bytes: Buffer, shape: RecordShape): Buffer | undefine
       continue;
     }
     // A value: the whole text is one object.
-    if (open.length === 0 && b !== LBRACE) return undefined;
+    if (open.length === 0 && b !== LBRACE) return -1;
     let kind: ValueKind;
     if (b === LBRACE || b === LBRACK) {
       kind = b === LBRACE ? 'object' : 'array';
@@ -126,16 +137,16 @@ export function recordLine(bytes: Buffer, shape: RecordShape): Buffer | undefine
         end = literal === undefined ? integerEnd(bytes, i) : literalEnd(bytes, i, literal[0]);
         for (let j = i; j < end; j++) out[o + j - i] = bytes[j]!;
       }
-      if (end < 0) return undefined;
+      if (end < 0) return -1;
       o += end - i;
       i = end;
       next = Next.CommaOrClose;
     }
     if (open.length === (kind === 'object' || kind === 'array' ? 2 : 1)) top.set(topKey, kind);
   }
-  if (next !== Next.End || !shapeHolds(shape, (field) => top.get(field))) return undefined;
+  if (next !== Next.End || !shapeHolds(shape, (field) => top.get(field))) return -1;
   out[o++] = NL;
-  return out.subarray(0, o);
+  return o;
 }
 
 /** Copies the JSON string that starts at `bytes[i]` (a quote) to `out` at `o`; returns the index after its closing quote, or -1 when it is not one JSON.stringify would print the same. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { recordLine } from '../../../src/store/record-line.js';
+import { recordLine, recordLineInto } from '../../../src/store/record-line.js';
 import { asErrsRecord, asLinksRecord, ERRS_SHAPE, LINKS_SHAPE, type RecordShape, serializeRecord } from '../../../src/store/records.js';
 import { pageRecord } from '../../support/links-records.js';
 
@@ -141,5 +141,25 @@ describe('recordLine', () => {
         assertNeverWrong(changed, shape, check);
       }
     }
+  });
+
+  test('recordLineInto: lines one after another in one buffer, each as recordLine makes it; -1 when it makes none', () => {
+    const records = [...RECORDS.map((r) => Buffer.from(serializeRecord(r))), Buffer.from('{"url":"torn')];
+    const out = Buffer.alloc(records.reduce((n, b) => n + b.length + 1, 0));
+    let at = 0;
+    const made: Buffer[] = [];
+    for (const bytes of records) {
+      const end = recordLineInto(bytes, LINKS_SHAPE, out, at);
+      const line = recordLine(bytes, LINKS_SHAPE);
+      if (line === undefined) {
+        assert.equal(end, -1);
+        continue;
+      }
+      assert.ok(end - at <= bytes.length + 1);
+      made.push(line);
+      at = end;
+    }
+    assert.equal(made.length, RECORDS.length);
+    assert.equal(out.subarray(0, at).toString('utf8'), Buffer.concat(made).toString('utf8'));
   });
 });
