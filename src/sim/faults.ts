@@ -30,6 +30,8 @@ export interface FaultSettings {
   readonly deadAfterMs: number;
   /** Faults start within this many virtual milliseconds of the start. */
   readonly horizonMs: number;
+  /** False: no fault is drawn, the run's scenario places its own (src/sim/end-kill.ts). */
+  readonly drawn?: boolean;
 }
 
 /**
@@ -49,6 +51,8 @@ export class FaultPlan implements MountWeather {
 
   constructor(rng: Random, s: FaultSettings) {
     this.initial = Array.from({ length: s.nodes }, (_, i) => `n${i}`);
+    for (const node of this.initial) this.rates.set(node, 1);
+    if (s.drawn === false) return;
     const names = [...this.initial];
     const at = (): number => rng.between(0, s.horizonMs);
     const some = (p: number, max: number): number => {

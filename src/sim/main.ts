@@ -1,10 +1,10 @@
 import { FAULT_KINDS, type FaultKind } from './faults.js';
 import { MUTATIONS, type Mutation } from './mutations.js';
 import { realNode } from './real-node.js';
-import { runSeed, type SimOptions } from './sim-run.js';
+import { SCENARIOS, runSeed, type Scenario, type SimOptions } from './sim-run.js';
 
 const USAGE =
-  'usage: npm run sim -- (--seed S | --seeds A..B) [--nodes N] [--cache-ms MS] [--verbose] [--mutation link-replaces|no-last-look]';
+  'usage: npm run sim -- (--seed S | --seeds A..B) [--nodes N] [--cache-ms MS] [--verbose] [--mutation link-replaces|no-last-look|no-settle] [--scenario end-kill]';
 
 interface Args {
   readonly from: number;
@@ -13,6 +13,7 @@ interface Args {
   readonly cacheMs: number | undefined;
   readonly verbose: boolean;
   readonly mutation: Mutation | undefined;
+  readonly scenario: Scenario | undefined;
 }
 
 /** The command line, or one line saying what is wrong with it. */
@@ -22,6 +23,7 @@ function parseArgs(argv: readonly string[]): Args | string {
   let cacheMs: number | undefined;
   let verbose = false;
   let mutation: Mutation | undefined;
+  let scenario: Scenario | undefined;
   const int = (s: string | undefined): number | undefined => (s !== undefined && /^\d+$/.test(s) ? Number(s) : undefined);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -49,10 +51,14 @@ function parseArgs(argv: readonly string[]): Args | string {
       mutation = MUTATIONS[value ?? ''];
       if (mutation === undefined) return `--mutation wants one of ${Object.keys(MUTATIONS).join(', ')}, got ${value ?? 'nothing'}`;
       i++;
+    } else if (a === '--scenario') {
+      scenario = SCENARIOS.find((s) => s === value);
+      if (scenario === undefined) return `--scenario wants one of ${SCENARIOS.join(', ')}, got ${value ?? 'nothing'}`;
+      i++;
     } else return `unknown argument ${a}`;
   }
   if (range === undefined) return USAGE;
-  return { from: range[0], to: range[1], nodes, cacheMs, verbose, mutation };
+  return { from: range[0], to: range[1], nodes, cacheMs, verbose, mutation, scenario };
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -67,6 +73,7 @@ async function main(argv: readonly string[]): Promise<number> {
     ...(args.nodes === undefined ? {} : { nodes: args.nodes }),
     ...(args.cacheMs === undefined ? {} : { cacheMs: args.cacheMs }),
     ...(args.mutation === undefined ? {} : { mutation: args.mutation }),
+    ...(args.scenario === undefined ? {} : { scenario: args.scenario }),
   };
   const single = args.from === args.to;
   const faults = new Map<FaultKind, number>();

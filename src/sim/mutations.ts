@@ -11,12 +11,19 @@ export interface Mutation {
    * as unchanged since it was last seen.
    */
   readonly noLastLook?: boolean;
+  /**
+   * Nodes end by the rule without waiting for every live peer to say it settled in their view
+   * (`peersSettled` in src/crawl/termination.ts; docs/protocol.md, "Rounds, reseeds and the end
+   * of the crawl"): every view reads as settled by every peer.
+   */
+  readonly noSettle?: boolean;
 }
 
 /** The mutations of the command line, by name. */
 export const MUTATIONS: Readonly<Record<string, Mutation>> = {
   'link-replaces': { server: { linkReplaces: true } },
   'no-last-look': { noLastLook: true },
+  'no-settle': { noSettle: true },
 };
 
 /**
@@ -26,10 +33,15 @@ export const MUTATIONS: Readonly<Record<string, Mutation>> = {
  * peers (src/crawl/heartbeat.ts) sees no change either: timing only, the heartbeat decides.
  */
 export function applyNodeMutation(mutation: Mutation | undefined): () => void {
-  if (mutation?.noLastLook !== true) return () => undefined;
-  const original = Membership.prototype.peerStateMoved;
-  Membership.prototype.peerStateMoved = async () => false;
+  const m = Membership.prototype;
+  const { peerStateMoved, view } = m;
+  if (mutation?.noLastLook === true) m.peerStateMoved = async () => false;
+  if (mutation?.noSettle === true)
+    m.view = function (this: Membership) {
+      return { key: view.call(this).key, peersSettled: true };
+    };
   return () => {
-    Membership.prototype.peerStateMoved = original;
+    m.peerStateMoved = peerStateMoved;
+    m.view = view;
   };
 }

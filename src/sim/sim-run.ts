@@ -1,4 +1,5 @@
 import type { CrawlConfig } from '../config/crawl-config.js';
+import { EndKill, inboxHoldsNew } from './end-kill.js';
 import { FaultPlan, type FaultKind, type NodeFault } from './faults.js';
 import { MountServer } from './mount-server.js';
 import { MountView, type MountViewOptions } from './mount-view.js';
@@ -40,7 +41,13 @@ export interface SimOptions {
   readonly cacheMs?: number;
   /** A mistake put into the mount or the nodes on purpose (docs/simulator.md, "Proof that it finds bugs"). */
   readonly mutation?: Mutation;
+  /** A fault placed by the run instead of drawn ones (docs/simulator.md, "Scenarios"). */
+  readonly scenario?: Scenario;
 }
+
+/** The scenarios of the command line (docs/simulator.md, "Scenarios"). */
+export const SCENARIOS = ['end-kill'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
 
 /** What a run came to. */
 export interface SimResult {
@@ -78,6 +85,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     nodes: options.nodes ?? rng.between(2, 4),
     deadAfterMs: settings.deadAfterMs,
     horizonMs: HORIZON_MS,
+    drawn: options.scenario === undefined,
   });
   const props = new Properties({
     perHost: settings.perHost,
@@ -92,10 +100,19 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   const viewOptions: MountViewOptions = { sshfs, tornReads: sshfs, cacheMs: options.cacheMs ?? cacheMs };
   const nodeRng = rng.fork('nodes');
   const beat = /\/nodes\/[^/]+\.json$/;
+  const endKill =
+    options.scenario === 'end-kill'
+      ? new EndKill(
+          (p) => inject(killNow(p, sched.now)),
+          (p) => inboxHoldsNew(server, site.requests, p),
+        )
+      : undefined;
   const observe = (process: string, call: string, what: string, error: unknown): void => {
     if (call !== 'rename' || error !== undefined || !beat.test(what)) return;
     props.beat(process, sched.now);
-    if (options.verbose === true) trace.log(sched.now, process, `record ${recordLine(server, what.split(' -> ')[1]!)}`);
+    const record = what.split(' -> ')[1]!;
+    if (options.verbose === true) trace.log(sched.now, process, `record ${recordLine(server, record)}`);
+    endKill?.record(process, recordState(server, record), runningNow());
   };
   const env = { server, sched, weather: plan, trace, observe };
 
@@ -157,6 +174,8 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
       },
     );
   };
+
+  const runningNow = (): string[] => [...live.values()].filter((p) => !ends.has(p) && sched.stateOf(p) === 'running');
 
   const later = (ms: number, fn: () => void): void => {
     pendingStarts++;
@@ -243,6 +262,20 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     summary,
     trace: trace.lines,
   };
+}
+
+/** A kill of `process` at `at`, for good. */
+function killNow(process: string, at: number): NodeFault {
+  return { kind: 'kill', at, node: process.slice(0, process.lastIndexOf('.')), restartAfter: undefined, newId: false };
+}
+
+/** A node record's state (`idle`, `crawling`, ...), or `unreadable`. */
+function recordState(server: MountServer, path: string): string {
+  try {
+    return String((JSON.parse(server.readFile(path).data.toString('utf8')) as Record<string, unknown>).state);
+  } catch {
+    return 'unreadable';
+  }
 }
 
 /** A node record's state in brief, for the verbose trace. */

@@ -27,7 +27,13 @@ describe('npm run sim', { timeout: 300_000 }, () => {
   });
 
   test('bad input: one line, exit 2', () => {
-    for (const args of [['--seeds', '5..3'], ['--seed', 'x'], ['--mutation', 'nope', '--seed', '1'], []]) {
+    for (const args of [
+      ['--seeds', '5..3'],
+      ['--seed', 'x'],
+      ['--mutation', 'nope', '--seed', '1'],
+      ['--scenario', 'nope', '--seed', '1'],
+      [],
+    ]) {
       const r = sim(...args);
       assert.equal(r.status, 2, args.join(' '));
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
