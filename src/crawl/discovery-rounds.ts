@@ -102,7 +102,7 @@ export class DiscoveryRounds {
     this.#lastReseed = reseedStart;
     // A node that may have been counted dead reads everything again (docs/protocol.md, "Self-fencing").
     const silent = p.membership.takeSilence();
-    if (p.keeper.takeLeaseLoss() || silent) p.reseeder.wantFull();
+    if (silent) p.reseeder.wantFull();
     const full = p.reseeder.fullDue; // asked (the first reseed with hand-offs; hosts gained) until one ends
     if (full) this.#leftDone.forget();
     let found: number;

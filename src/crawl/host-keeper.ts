@@ -38,7 +38,7 @@ export interface HostKeeperDeps {
    * A host let go may be written by its next owner: the reseeds list its directory again. A
    * borrowed host's records are marked read at take.
    */
-  readonly reseeder: { unsettle(hostDir: string): void; markRead(hostDir: string, key: string): void };
+  readonly reseeder: { unsettle(hostDir: string): void; markRead(hostDir: string, key: string): void; wantFull(): void };
 }
 
 /**
@@ -75,8 +75,6 @@ export class HostKeeper {
   readonly #loaded = new WeakMap<HostState, Promise<void>>();
   /** Monotonic time a borrowed host first found its lease held (#retrySoon). */
   readonly #blockedSince = new WeakMap<HostState, number>();
-  /** A lease was lost since the last takeLeaseLoss(): its host's queue left memory with it. */
-  #leaseLost = false;
 
   constructor(deps: HostKeeperDeps) {
     this.#d = deps;
@@ -248,21 +246,12 @@ export class HostKeeper {
       const host = this.#d.frontier.hosts.get(dir);
       if (host === undefined) continue;
       this.letGo(host, 'lost');
-      this.#leaseLost = true;
+      // This node was counted dead, and the queue it dropped held links that other nodes'
+      // records gave it (hand-offs, its reseeds), records marked read since; the host may come
+      // back before the node that took it over reseeded fully. So a full reseed is due now, and
+      // no host is lent before it ends (docs/protocol.md, "Who crawls what").
+      this.#d.reseeder.wantFull();
     }
-  }
-
-  /**
-   * True when a lease was lost since the last call (docs/protocol.md, "Who crawls what"): this
-   * node was counted dead, and the queue it dropped with the host held links that other
-   * nodes' records gave it in hand-offs or its own reseeds, records marked read since. The
-   * host may come back to it (its peers see it alive again) before the node that took it over
-   * reseeded fully: this node's next reseed is full then, so that those links are found again.
-   */
-  takeLeaseLoss(): boolean {
-    const lost = this.#leaseLost;
-    this.#leaseLost = false;
-    return lost;
   }
 
   /**

@@ -175,6 +175,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test("seed 151 (on the no-last-look mutation's timing): a node that finds a lease lost after a disk full asks for its full reseed at once, before the host comes back to it (its dropped links were never fetched)", async () => {
+    const r = await runSeed(151, { factory: realNode, mutation: { noLastLook: true } });
+    assert.match(r.header[1]!, /enospc all 2185\.\.4008/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('nodes that end without waiting for their peers to say they settled break a property in the end-kill scenario (seeds 9, 11, 13), which keeps them all without the mutation', async () => {
     for (const seed of [9, 11, 13]) {
       const r = await runSeed(seed, { factory: realNode, scenario: 'end-kill', mutation: { noSettle: true } });
