@@ -67,7 +67,7 @@ export class HostRobots {
         this.#d.robots,
         host.dir,
         host.origin ?? `http://${host.dir}`,
-        this.#d.pipeline,
+        { ...this.#d.pipeline, sending: () => host.sending(clock.monotonic()) },
         // Reading the mount may have taken long: the host may be another node's by now.
         () => !this.#d.fenced() && !host.leaseLost,
       );

@@ -225,6 +225,7 @@ export class RequestRunner {
         signal: this.#abort.signal,
         claimRedirect: (t) => d.admission.admitRedirect(host, t),
         pace: () => this.#pace(host),
+        sending: () => host.sending(d.clock.monotonic()),
         sent: (status) => d.stats.countRequest(status),
         middleware: d.middleware,
       };
@@ -282,7 +283,6 @@ export class RequestRunner {
   async #pace(host: HostState): Promise<boolean> {
     const wait = host.hopWaitMs(this.#d.clock.monotonic());
     if (wait > 0) await new Promise<void>((resolve) => this.#d.clock.setTimeout(resolve, wait));
-    host.hopStarted(this.#d.clock.monotonic());
     return !host.leaseLost && !this.#d.control.fenced();
   }
 

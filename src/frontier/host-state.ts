@@ -168,8 +168,9 @@ export class HostState extends HostWork {
     return this.#politeness.hopWaitMs(now);
   }
 
-  hopStarted(now: number): void {
-    this.#politeness.hopStarted(now);
+  /** A request of a slot held goes out at `now`: the gap to the next start counts from then (Politeness.sending). */
+  sending(now: number): void {
+    this.#politeness.sending(now);
   }
 
   /** No request before `until` (monotonic ms): a Retry-After. */

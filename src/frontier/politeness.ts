@@ -79,14 +79,20 @@ export class Politeness {
 
   /**
    * Milliseconds to wait before a further request within a slot already held (the next hop
-   * of a redirect chain), 0 when it may go now. Call `hopStarted` when it goes.
+   * of a redirect chain), 0 when it may go now.
    */
   hopWaitMs(now: number): number {
     return Math.max(0, this.#lastStart + this.gapMs - now, this.#pausedUntil - now);
   }
 
-  hopStarted(now: number): void {
-    this.#lastStart = now;
+  /**
+   * A request of a slot held goes out at `now` (its first or a redirect hop): the gap counts
+   * from then. A slot is taken when the request may start, and on a busy node its send can
+   * come later (the mount's copy of robots.txt read, the --hook steps): counted from the slot,
+   * the next request could follow it by less than the gap.
+   */
+  sending(now: number): void {
+    if (now > this.#lastStart) this.#lastStart = now;
   }
 
   finished(outcome: 'ok' | 'transient' | 'final'): void {

@@ -26,6 +26,8 @@ export interface PipelineContext {
    * may have been a pause past --dead-after).
    */
   pace?(): Promise<boolean>;
+  /** Told as each request goes out, before the fetcher starts it: the host's politeness counts its gap from then. */
+  sending?(): void;
   /** Told of each request sent, with the HTTP status of its answer (undefined: none came). */
   sent?(status: number | undefined): void;
 }
@@ -165,6 +167,7 @@ export async function sendRequest(spec: RequestSpec, ctx: PipelineContext): Prom
       }
       try {
         requests++;
+        ctx.sending?.();
         res = await ctx.fetcher.fetch(url, {
           ...spec.options,
           signal: ctx.signal,

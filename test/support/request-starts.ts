@@ -9,10 +9,11 @@ import { parseWarcFile } from './warc-check.js';
  * loop is busy), so the gap between two arrivals can be shorter than the gap the crawler kept.
  *
  * With `--warc` the crawler writes a request record per request it sent, whose WARC-Date is
- * the time the fetcher started it (src/fetch/fetcher.ts), ms precision. Between the host's
- * politeness slot and that moment there is only the middleware chain (and, for robots.txt,
- * the read of the cached copy), so a logged gap is the kept gap within CLOCK_TOLERANCE_MS,
- * however slow the machine: the tolerance is for those few steps, not for load.
+ * the time the fetcher started it (src/fetch/fetcher.ts), ms precision. The host's politeness
+ * counts its gap from the moment the request pipeline hands the request to the fetcher
+ * (`sending` in src/request/pipeline.ts), a few synchronous steps before that time is taken,
+ * so a logged gap is the kept gap within CLOCK_TOLERANCE_MS, however slow the machine: the
+ * tolerance is for those few steps (and a clock's ms rounding), not for load.
  */
 export const CLOCK_TOLERANCE_MS = 50;
 

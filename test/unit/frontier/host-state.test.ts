@@ -115,11 +115,11 @@ describe('HostState', () => {
     assert.equal(h.politeness.nextStartAt(6_000), 9_000, 'Retry-After');
   });
 
-  test('the next hop of a redirect waits for the gap within the slot held (hopWaitMs, hopStarted)', () => {
+  test('the next hop of a redirect waits for the gap within the slot held (hopWaitMs, sending)', () => {
     const h = new HostState('example.org', RULES);
     h.beginRequest(0);
     assert.equal(h.hopWaitMs(400), 600, '--delay 1 s from the start');
-    h.hopStarted(1_000);
+    h.sending(1_000);
     assert.equal(h.hopWaitMs(1_000), 1_000, 'the gap counts from the hop');
     assert.equal(h.inFlight, 1, 'a hop takes no second slot');
     h.endRequest('ok');

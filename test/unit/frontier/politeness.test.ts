@@ -139,10 +139,23 @@ describe('Politeness: redirect hops within a held slot', () => {
   test('a hop moves the last start but takes no new slot', () => {
     const p = new Politeness(RULES);
     p.started(0);
-    p.hopStarted(2_000);
+    p.sending(2_000);
     assert.equal(p.inFlight, 1);
     assert.equal(p.hopWaitMs(2_000), 1_000);
     assert.equal(p.nextStartAt(2_000), 3_000);
+  });
+
+  test('a request sent after its slot counts the gap from its send; one sent at once changes nothing', () => {
+    const p = new Politeness({ ...RULES, perHost: 2 });
+    p.started(0);
+    p.sending(0);
+    p.finished('ok');
+    assert.equal(p.nextStartAt(0), 1_000);
+    p.started(1_000);
+    p.sending(1_300); // a busy node: the request went out 300 ms after its slot
+    assert.equal(p.nextStartAt(1_300), 2_300, 'the gap counts from the send, not the slot');
+    p.sending(1_200); // never earlier than a start already counted
+    assert.equal(p.nextStartAt(1_300), 2_300);
   });
 });
 

@@ -47,6 +47,36 @@ describe('the request pipeline: one hop loop, a redirect policy per kind', () =>
     }
   });
 
+  test('each request is told as it goes out, before the fetcher has it, and after the wait for its turn', async () => {
+    const { fetcher, asked } = redirectingFetcher();
+    const events: string[] = [];
+    const logged: Fetcher = { fetch: (url: string) => (events.push(`fetch ${url}`), fetcher.fetch(url)) } as unknown as Fetcher;
+    const pace = async (): Promise<boolean> => (events.push('pace'), true);
+    const r = await sendRequest(spec('page', 2), { fetcher: logged, middleware, pace, sending: () => events.push('sending') });
+    assert.equal(r.requests, 3);
+    assert.equal(asked.length, 3);
+    assert.deepEqual(events, [
+      'sending',
+      'fetch http://a.example/r/0',
+      'pace',
+      'sending',
+      'fetch http://a.example/r/1',
+      'pace',
+      'sending',
+      'fetch http://a.example/r/2',
+    ]);
+    // A hop its turn refuses is not sent, and not told.
+    events.length = 0;
+    const refused = await sendRequest(spec('page', 2), {
+      fetcher: logged,
+      middleware,
+      pace: async () => false,
+      sending: () => events.push('sending'),
+    });
+    assert.equal(refused.requests, 1);
+    assert.deepEqual(events, ['sending', 'fetch http://a.example/r/0']);
+  });
+
   test('a sitemap follows --max-redirects too, and only within its host', async () => {
     const { fetcher } = redirectingFetcher();
     const r = await sendRequest(spec('sitemap', 2), { fetcher, middleware });
