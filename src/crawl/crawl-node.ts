@@ -164,7 +164,6 @@ export class CrawlNode {
         log: this.#log,
         ownership: this.#ownership,
         heartbeat: this.#heartbeat!,
-        rounds: this.#rounds!,
       });
     });
   }
@@ -202,7 +201,7 @@ export class CrawlNode {
         stopping: () => this.#stopping !== undefined,
         draining: () => this.#control.draining,
         lookAtControl: () => this.#control.look(),
-        needFullReseed: () => this.#rounds!.needFullReseed(),
+        needFullReseed: () => this.#p!.reseeder.wantFull(),
         leftDone: (before, done, lent) => this.#rounds!.leftDone(before, done, lent),
         wake: () => this.#sleeper.wake(),
         onStoreError: (err) => this.#onStoreError(err),

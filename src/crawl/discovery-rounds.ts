@@ -57,11 +57,6 @@ export class DiscoveryRounds {
     this.#d = deps;
   }
 
-  /** The next reseed reads every record. */
-  needFullReseed(): void {
-    this.#d.parts.reseeder.wantFull();
-  }
-
   /** Nodes left done (DoneLeavers.left): the hosts this node gains from them are quiet. */
   leftDone(before: readonly string[], done: readonly string[], lent: ReadonlyMap<string, string>): void {
     this.#leftDone.left(before, done, lent);

@@ -6,7 +6,6 @@ import type { Logger } from '../progress/logger.js';
 import { hasSeeds, writeSeeds } from '../reseed/seeds.js';
 import { writeSitemapSeeds } from '../sitemap/sitemaps.js';
 import { normalizeUrl, type NormalizeOptions } from '../url/normalize.js';
-import type { DiscoveryRounds } from './discovery-rounds.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { Parts } from './node-parts.js';
 
@@ -19,7 +18,6 @@ export interface JoinOptions {
   readonly log: Logger;
   readonly ownership: Ownership;
   readonly heartbeat: Heartbeat;
-  readonly rounds: DiscoveryRounds;
 }
 
 /**
@@ -51,7 +49,7 @@ export async function joinCrawl(p: Parts, o: JoinOptions): Promise<void> {
   o.ownership.setLive(p.membership.liveIds());
   p.membership.takeDepartures(); // the first reseed is full: it covers them
   // With hand-offs later reseeds skip other hosts' records: the first one reads them all.
-  if (p.handoffs !== undefined) o.rounds.needFullReseed();
+  if (p.handoffs !== undefined) p.reseeder.wantFull();
   o.heartbeat.start();
   o.log.debug('node started', { node: o.config.nodeId, data: o.config.dataDir });
 }
