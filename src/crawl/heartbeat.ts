@@ -15,20 +15,20 @@ import { hostLoads, SurplusLender } from './surplus-lender.js';
 const SWEEP_EVERY = 300;
 
 /**
- * How often an idle node reads the records of the last peers still at work (docs/protocol.md,
- * "Rounds, reseeds and the end of the crawl"): a quarter of the heartbeat, within these bounds, when at most END_WATCH_PEERS
- * are (with more, the next heartbeat comes before the last of them is done).
+ * Timing only, not the rule (docs/protocol.md, "Nodes and liveness" and "Rounds, reseeds and
+ * the end of the crawl"). The first STARTUP_BEATS heartbeats come a quarter heartbeat apart
+ * (nodes started together see each other sooner, and the first one up hands on the hosts it
+ * took). A quarter heartbeat within END_WATCH_MIN_MS and END_WATCH_MAX_MS is how often an idle
+ * node reads the records of the last END_WATCH_PEERS peers at work (with more, the next
+ * heartbeat comes first), and the gap of up to END_BEATS beats in a row while it sees every live
+ * node idle (the end rule waits for a record of each peer written since: two quarters, not up
+ * to two heartbeats).
  */
 export const END_WATCH_MIN_MS = 50;
 export const END_WATCH_MAX_MS = 250;
 export const END_WATCH_PEERS = 3;
-
-/**
- * The first heartbeats come a quarter heartbeat apart (docs/protocol.md, "Nodes and
- * liveness"): nodes started together see each other within a fraction of a heartbeat, so a
- * node that came up first and took every host hands them on that much sooner.
- */
 export const STARTUP_BEATS = 4;
+export const END_BEATS = 8;
 
 /** What the heartbeat tells the node that runs it. */
 export interface HeartbeatEvents {
@@ -69,6 +69,7 @@ export class Heartbeat {
   /** The heartbeat in progress: close() waits for it, so it cannot rewrite the record after leave(). */
   #running: Promise<void> | undefined;
   #ticks = 0;
+  #endBeats = 0; // quarter-heartbeat beats in a row while every live node is idle (END_BEATS)
   /** Whether the end rule's view held at the last heartbeat: every live node idle, every peer's record written since. */
   #endableSeen = false;
   #settledSeen = false;
@@ -96,7 +97,15 @@ export class Heartbeat {
   }
 
   #nextBeatMs(): number {
-    return this.#ticks < STARTUP_BEATS ? this.#d.config.heartbeatMs / 4 : this.#d.config.heartbeatMs;
+    const { config, stats, parts } = this.#d;
+    if (this.#ticks < STARTUP_BEATS) return config.heartbeatMs / 4;
+    const ending = !config.watch && stats.state === 'idle' && parts.membership.allIdleSince() !== undefined;
+    this.#endBeats = ending ? this.#endBeats + 1 : 0;
+    return ending && this.#endBeats <= END_BEATS ? this.#quarterMs() : config.heartbeatMs;
+  }
+
+  #quarterMs(): number {
+    return Math.min(END_WATCH_MAX_MS, Math.max(END_WATCH_MIN_MS, this.#d.config.heartbeatMs / 4));
   }
 
   /** Runs the next heartbeat now rather than when it is due (unless one is running). */
@@ -158,8 +167,7 @@ export class Heartbeat {
   }
 
   /**
-   * The next beat, in one chain only: a timer set while another was pending would start a second
-   * chain, whose timer close() does not know, and a beat of it after close() would write the
+   * The next beat, in one chain only: a second chain's timer, unknown to close(), would write the
    * record again after the node left (a `stopping` record left behind by a node that exited 0).
    */
   #schedule(delayMs: number): void {
@@ -189,7 +197,6 @@ export class Heartbeat {
     if (config.watch || stats.state !== 'idle') return;
     const peers = parts.membership.lastBusyPeers(END_WATCH_PEERS);
     if (peers === undefined) return;
-    const every = Math.min(END_WATCH_MAX_MS, Math.max(END_WATCH_MIN_MS, config.heartbeatMs / 4));
     this.#endTimer = clock.setTimeout(() => {
       this.#endTimer = undefined;
       void Promise.all(peers.map((id) => parts.membership.peerStateMoved(id))).then(
@@ -200,7 +207,7 @@ export class Heartbeat {
         },
         () => undefined, // a read that failed: the next heartbeat looks again
       );
-    }, every);
+    }, this.#quarterMs());
   }
 
   /** One heartbeat: marker, own record, others' records, ownership, leases, housekeeping. */

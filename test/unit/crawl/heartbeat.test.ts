@@ -5,7 +5,7 @@ import { Membership } from '../../../src/cluster/membership.js';
 import type { NodeRecord } from '../../../src/cluster/node-record.js';
 import { Ownership } from '../../../src/cluster/ownership.js';
 import { candidate, ownerOf } from '../../../src/cluster/rendezvous.js';
-import { END_WATCH_MAX_MS, END_WATCH_PEERS, Heartbeat, STARTUP_BEATS } from '../../../src/crawl/heartbeat.js';
+import { END_BEATS, END_WATCH_MAX_MS, END_WATCH_PEERS, Heartbeat, STARTUP_BEATS } from '../../../src/crawl/heartbeat.js';
 import type { Parts } from '../../../src/crawl/node-parts.js';
 import { silentLogger } from '../../../src/progress/logger.js';
 import { CrawlStats } from '../../../src/progress/stats.js';
@@ -195,6 +195,48 @@ describe('Heartbeat: the end, sooner', () => {
     await r.run(END_WATCH_MAX_MS + 50);
     assert.equal(r.beats(), STARTUP_BEATS + 1, 'a beat at once');
     assert.deepEqual(r.membership.lastBusyPeers(1), [PEER], 'which saw the one still at work');
+  });
+
+  test("while every live node is idle, an idle node beats a quarter heartbeat apart, at most END_BEATS in a row: a peer's next record wakes it two quarters after, not up to two heartbeats", async (t) => {
+    const r = await rig();
+    t.after(() => r.heartbeat.close());
+    await r.writePeer(peerRecord(1, 'idle', 1));
+    r.stats.state = 'idle';
+    r.heartbeat.start();
+    await r.run(HEARTBEAT + 50);
+    assert.equal(r.beats(), STARTUP_BEATS, 'the startup heartbeats');
+    assert.notEqual(r.membership.allIdleSince(), undefined, 'every live node seen idle');
+    const wakes = r.wakes();
+    // The peer beats as often (its counter moves): two reads after every node was seen idle give the proof.
+    await r.writePeer(peerRecord(2, 'idle', 1));
+    await r.run(END_WATCH_MAX_MS);
+    await r.writePeer(peerRecord(3, 'idle', 1));
+    await r.run(END_WATCH_MAX_MS);
+    assert.equal(r.beats(), STARTUP_BEATS + 2, 'a beat each quarter heartbeat');
+    assert.equal(r.wakes(), wakes + 1, 'woken: its next reseed may end the crawl');
+    await r.run(END_BEATS * END_WATCH_MAX_MS);
+    assert.equal(r.beats(), STARTUP_BEATS + END_BEATS, 'no more than END_BEATS in a row');
+    await r.run(HEARTBEAT);
+    assert.equal(
+      r.beats(),
+      STARTUP_BEATS + END_BEATS + 1,
+      'then one a heartbeat (a peer killed while idle is waited for at the usual pace)',
+    );
+  });
+
+  test('a node at work, or with --watch, does not beat sooner when every node is idle', async (t) => {
+    for (const c of [
+      { watch: false, state: 'crawling' as const },
+      { watch: true, state: 'idle' as const },
+    ]) {
+      const r = await rig({ watch: c.watch });
+      t.after(() => r.heartbeat.close());
+      await r.writePeer(peerRecord(1, 'idle', 1));
+      r.stats.state = c.state;
+      r.heartbeat.start();
+      await r.run(2 * HEARTBEAT + 50);
+      assert.equal(r.beats(), STARTUP_BEATS + 1, `${JSON.stringify(c)}: one beat a heartbeat after the startup ones`);
+    }
   });
 
   test('a node at work, or with --watch, does not read between beats', async (t) => {
