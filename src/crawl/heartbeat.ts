@@ -15,14 +15,10 @@ import { hostLoads, SurplusLender } from './surplus-lender.js';
 const SWEEP_EVERY = 300;
 
 /**
- * Timing only, not the rule (docs/protocol.md, "Nodes and liveness" and "Rounds, reseeds and
- * the end of the crawl"). The first STARTUP_BEATS heartbeats come a quarter heartbeat apart
- * (nodes started together see each other sooner, and the first one up hands on the hosts it
- * took). A quarter heartbeat within END_WATCH_MIN_MS and END_WATCH_MAX_MS is how often an idle
- * node reads the records of the last END_WATCH_PEERS peers at work (with more, the next
- * heartbeat comes first), and the gap of up to END_BEATS beats in a row while it sees every live
- * node idle (the end rule waits for a record of each peer written since: two quarters, not up
- * to two heartbeats).
+ * Timing only, not the rule (docs/protocol.md, "Nodes and liveness" and "Rounds, reseeds and the end of the crawl"): the
+ * first STARTUP_BEATS heartbeats come a quarter heartbeat apart; an idle node reads the records of the last END_WATCH_PEERS
+ * peers at work every quarter heartbeat (within END_WATCH_MIN_MS and END_WATCH_MAX_MS), and beats that often, at most
+ * END_BEATS in a row, while it sees every live node idle (the end rule's records come in quarters, not heartbeats).
  */
 export const END_WATCH_MIN_MS = 50;
 export const END_WATCH_MAX_MS = 250;
