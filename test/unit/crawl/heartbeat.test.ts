@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { Membership } from '../../../src/cluster/membership.js';
 import type { NodeRecord } from '../../../src/cluster/node-record.js';
 import { Ownership } from '../../../src/cluster/ownership.js';
@@ -133,6 +133,22 @@ async function rig(over: { watch?: boolean; queues?: readonly number[] } = {}) {
   return { heartbeat, stats, membership, writePeer, run, beats: () => beats, wakes: () => wakes, acts };
 }
 
+/** A node at work, and an idle one with --watch: neither takes the end's quicker pace. */
+const NOT_ENDING = [
+  { watch: false, state: 'crawling' as const },
+  { watch: true, state: 'idle' as const },
+];
+
+/** A rig of case `c` with one peer's record `peer` on the mount, its heartbeat started (closed after the test). */
+async function startedWith(t: TestContext, c: (typeof NOT_ENDING)[number], peer: NodeRecord) {
+  const r = await rig({ watch: c.watch });
+  t.after(() => r.heartbeat.close());
+  await r.writePeer(peer);
+  r.stats.state = c.state;
+  r.heartbeat.start();
+  return r;
+}
+
 describe('Heartbeat: the start, sooner', () => {
   test('the first STARTUP_BEATS heartbeats come a quarter heartbeat apart, then one a heartbeat', async (t) => {
     const r = await rig();
@@ -225,30 +241,16 @@ describe('Heartbeat: the end, sooner', () => {
   });
 
   test('a node at work, or with --watch, does not beat sooner when every node is idle', async (t) => {
-    for (const c of [
-      { watch: false, state: 'crawling' as const },
-      { watch: true, state: 'idle' as const },
-    ]) {
-      const r = await rig({ watch: c.watch });
-      t.after(() => r.heartbeat.close());
-      await r.writePeer(peerRecord(1, 'idle', 1));
-      r.stats.state = c.state;
-      r.heartbeat.start();
+    for (const c of NOT_ENDING) {
+      const r = await startedWith(t, c, peerRecord(1, 'idle', 1));
       await r.run(2 * HEARTBEAT + 50);
       assert.equal(r.beats(), STARTUP_BEATS + 1, `${JSON.stringify(c)}: one beat a heartbeat after the startup ones`);
     }
   });
 
   test('a node at work, or with --watch, does not read between beats', async (t) => {
-    for (const c of [
-      { watch: false, state: 'crawling' as const },
-      { watch: true, state: 'idle' as const },
-    ]) {
-      const r = await rig({ watch: c.watch });
-      t.after(() => r.heartbeat.close());
-      await r.writePeer(peerRecord(1, 'crawling'));
-      r.stats.state = c.state;
-      r.heartbeat.start();
+    for (const c of NOT_ENDING) {
+      const r = await startedWith(t, c, peerRecord(1, 'crawling'));
       await r.run(HEARTBEAT + 50);
       await r.writePeer(peerRecord(2, 'idle', 1));
       await r.run(HEARTBEAT - 200);
