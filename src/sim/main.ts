@@ -62,6 +62,10 @@ function parseArgs(argv: readonly string[]): Args | string {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n(docs/simulator.md)\n`);
+    return 0;
+  }
   const args = parseArgs(argv);
   if (typeof args === 'string') {
     process.stderr.write(`mountcrawl sim: ${args}\n`);

@@ -26,6 +26,12 @@ describe('npm run sim', { timeout: 300_000 }, () => {
     assert.match(r.stdout, /violation: per-host: /);
   });
 
+  test('--help prints the usage on stdout and exits 0', () => {
+    const r = sim('--help');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^usage: npm run sim -- \(--seed S \| --seeds A\.\.B\)/);
+  });
+
   test('bad input: one line, exit 2', () => {
     for (const args of [
       ['--seeds', '5..3'],
