@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { readJsonValidated, readRecord } from '../store/read-record.js';
 import { isDeadLocalProcess } from './local-liveness.js';
 import { asNodeRecord, type NodeRecord, type NodeState } from './node-record.js';
-import { SelfRecord, type SelfStatus } from './self-record.js';
+import { SelfRecord, type SelfRecordDeps, type SelfStatus } from './self-record.js';
 import { allIdleSince, lastBusyPeers, peersSettledIn, peersWroteAfter, seePeer, viewKey, type Peer } from './peer-liveness.js';
 
 export interface MembershipOptions {
@@ -38,11 +38,12 @@ export class Membership {
   /** Peers whose record named another process than the one before, in this observation. */
   readonly #replaced = new Set<string>();
 
-  constructor(layout: Layout, options: MembershipOptions, deps: { clock: Clock }) {
+  /** `deps.onSilence`: SelfRecordDeps.onSilence. */
+  constructor(layout: Layout, options: MembershipOptions, deps: SelfRecordDeps) {
     this.#layout = layout;
     this.#options = options;
     this.#clock = deps.clock;
-    this.#self = new SelfRecord(layout, options, deps.clock);
+    this.#self = new SelfRecord(layout, options, deps);
   }
 
   get nodeId(): string {
@@ -96,11 +97,6 @@ export class Membership {
   /** Writes this node's record. Throws what the file system throws. */
   beat(status: SelfStatus): Promise<void> {
     return this.#self.beat(status);
-  }
-
-  /** SelfRecord.takeSilence: others may have counted this node dead since the last call. */
-  takeSilence(): boolean {
-    return this.#self.takeSilence();
   }
 
   /** Removes this node's record (graceful exit): others stop counting it at their next read. */

@@ -17,6 +17,17 @@ export interface SelfRecordOptions {
   readonly deadAfterMs: number;
 }
 
+export interface SelfRecordDeps {
+  readonly clock: Clock;
+  /**
+   * A record went out more than half of dead-after after the one before it: others may have
+   * counted this node dead meanwhile, taken its hosts or written off hosts it would have
+   * gained (docs/protocol.md, "Self-fencing"). Called when the write is done; the node asks
+   * for a full reseed then, so that it lends no host until one has read everything.
+   */
+  onSilence?(): void;
+}
+
 /**
  * This node's own record, nodes/<id>.json (docs/protocol.md, "Nodes and liveness"): its
  * counter grows at every beat; its idle epoch grows each time the node turns idle. Membership
@@ -26,6 +37,7 @@ export class SelfRecord {
   readonly #layout: Layout;
   readonly #options: SelfRecordOptions;
   readonly #clock: Clock;
+  readonly #onSilence: (() => void) | undefined;
   readonly #startedAt: string;
   /** Random per process (NodeRecord.incarnation): its leases name it too. */
   readonly incarnation: string;
@@ -36,15 +48,15 @@ export class SelfRecord {
   #serverTime: { mtimeMs: number; at: number } | undefined;
   /** leave() was called: no beat writes the record again (it would stay behind, a node that looks dead). */
   #left = false;
-  /** A record went out more than half of dead-after after the one before it (takeSilence). */
-  #silent = false;
   /** NodeRecord.settled: the view an empty reseed of this idle epoch was taken in. */
   #settled = '';
 
-  constructor(layout: Layout, options: SelfRecordOptions, clock: Clock) {
+  constructor(layout: Layout, options: SelfRecordOptions, deps: SelfRecordDeps) {
+    const { clock } = deps;
     this.#layout = layout;
     this.#options = options;
     this.#clock = clock;
+    this.#onSilence = deps.onSilence;
     this.#startedAt = new Date(clock.now()).toISOString();
     this.incarnation = layout.mount.newId();
     this.#lastBeatOk = clock.monotonic();
@@ -117,22 +129,12 @@ export class SelfRecord {
     await writeFileAtomic(this.#layout.mount, path, `${JSON.stringify(record, null, 1)}\n`, { nodeId: this.#options.nodeId, fsync: false });
     // When the write was sent, not when its answer came: a node paused between the two was
     // silent for the pause, and others may have counted it dead (docs/protocol.md, "Self-fencing").
-    if (this.#clock.monotonic() - this.#lastBeatOk > this.#options.deadAfterMs / 2) this.#silent = true;
+    if (this.#clock.monotonic() - this.#lastBeatOk > this.#options.deadAfterMs / 2) this.#onSilence?.();
     this.#lastBeatOk = now;
     const s = await this.#layout.fs.stat(path);
     this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
   }
 
-  /**
-   * True when a record went out more than half of dead-after after the one before it, since the
-   * last call: others may have counted this node dead meanwhile, taken its hosts or written off
-   * hosts it would have gained (docs/protocol.md, "Self-fencing"). Its next reseed is full.
-   */
-  takeSilence(): boolean {
-    const silent = this.#silent;
-    this.#silent = false;
-    return silent;
-  }
 
   /** The counter of the latest record this node wrote. */
   get counter(): number {

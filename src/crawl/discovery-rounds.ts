@@ -95,9 +95,6 @@ export class DiscoveryRounds {
     const viewBefore = p.membership.view().key;
     const reseedStart = this.#d.clock.monotonic();
     this.#lastReseed = reseedStart;
-    // A node that may have been counted dead reads everything again (docs/protocol.md, "Self-fencing").
-    const silent = p.membership.takeSilence();
-    if (silent) p.reseeder.wantFull();
     const full = p.reseeder.fullDue; // asked (the first reseed with hand-offs; hosts gained) until one ends
     if (full) this.#leftDone.forget();
     let found: number;

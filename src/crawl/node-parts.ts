@@ -107,7 +107,8 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     dirs: mount.native ? await DirHandles.forDataDir(config.dataDir) : undefined,
     thread: mount.native ? await WriteThread.forDataDir(config.dataDir, { fsync: config.fsync }) : undefined,
   });
-  const membership = new Membership(layout, config, { clock });
+  // A node that may have been counted dead reads everything again (docs/protocol.md, "Self-fencing").
+  const membership = new Membership(layout, config, { clock, onSilence: () => reseeder.wantFull() });
   const leases = new Leases(layout, config.nodeId, (id) => membership.isAlive(id), membership);
   const reseeder = new Reseeder(layout, { clock, serverTime: () => membership.serverTime, summaries: config.recrawl === undefined });
   const robots = new RobotsCache(
