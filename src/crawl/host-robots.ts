@@ -59,15 +59,22 @@ export class HostRobots {
       return;
     }
     host.robotsStarted();
-    host.beginRequest(clock.monotonic());
+    const previousStart = host.beginRequest(clock.monotonic());
     let outcome: 'ok' | 'transient' = 'ok';
+    let sent = false;
     try {
       // The pipeline counts the requests sent: robots.txt read from the mount is none (docs/protocol.md).
       const rules = await robotsRules(
         this.#d.robots,
         host.dir,
         host.origin ?? `http://${host.dir}`,
-        { ...this.#d.pipeline, sending: () => host.sending(clock.monotonic()) },
+        {
+          ...this.#d.pipeline,
+          sending: () => {
+            sent = true;
+            host.sending(clock.monotonic());
+          },
+        },
         // Reading the mount may have taken long: the host may be another node's by now.
         () => !this.#d.fenced() && !host.leaseLost,
       );
@@ -92,6 +99,8 @@ export class HostRobots {
         this.#d.onStoreError(err);
       }
     } finally {
+      // Read from the mount, nothing went to the host: its first page need not wait a --delay.
+      if (!sent) host.sentNothing(previousStart);
       host.endRequest(outcome);
     }
     this.#d.frontier.schedule(host);

@@ -212,6 +212,29 @@ describe('HostKeeper', () => {
     );
   });
 
+  test('robots.txt read from the mount sends nothing: the first page may start at once; fetched, it takes its turn (--delay)', async () => {
+    for (const onMount of [true, false]) {
+      const r = await keeperRig({ [`http://${A}/robots.txt`]: [200, {}, 'User-agent: *\nAllow: /\n'] }, { delayMs: 5_000 });
+      if (onMount) {
+        const cache = new RobotsCache(r.layout, { userAgent: 'test', maxAgeMs: 60_000, nodeId: 'n1', fsync: false }, r.clock);
+        await cache.store(A, `http://${A}/robots.txt`, 200, 'User-agent: *\nAllow: /\n');
+      }
+      r.admission.offer(`http://${A}/1`, A, 0);
+      const host = r.frontier.hosts.get(A)!;
+      await r.keeper.loaded(host);
+      r.clock.advance(10_000); // the host's first request: no gap before it
+      await r.hostRobots.fetch(host);
+      const now = r.clock.monotonic();
+      assert.notEqual(host.robots, undefined);
+      assert.equal(r.asked.filter((u) => u.endsWith('/robots.txt')).length, onMount ? 0 : 1);
+      if (onMount) assert.deepEqual(r.runner.started, [`http://${A}/1`], 'read from the mount: the first page starts at once');
+      else {
+        assert.deepEqual(r.runner.started, [], 'fetched: the first page waits its turn');
+        assert.equal(host.politeness.nextStartAt(now), now + 5_000);
+      }
+    }
+  });
+
   test('robots.txt unavailable: the host waits with the back-off, then is left alone and its URLs recorded', async () => {
     const r = await keeperRig({ [`http://${A}/robots.txt`]: [503, {}] }, { maxAttempts: 2 });
     r.admission.offer(`http://${A}/1`, A, 0);
