@@ -135,7 +135,6 @@ export class SelfRecord {
     this.#serverTime = { mtimeMs: s.mtimeMs, at: now };
   }
 
-
   /** The counter of the latest record this node wrote. */
   get counter(): number {
     return this.#counter;
