@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { ExitCode, FatalError, describeError, mountFaultCode } from '../errors.js';
 import { createExclusive } from './exclusive-create.js';
-import { DIRS, Layout, MARKER_FILE } from './layout.js';
+import { DIRS, LATER_DIRS, Layout, MARKER_FILE } from './layout.js';
 import type { MountFs } from './mount-fs.js';
 import { type Mount, nodeMount } from './mount.js';
 import { readRecord } from './read-record.js';
@@ -103,9 +103,11 @@ export async function checkDataDir(
     }
     let marker = await readMarker(layout);
     if (marker === undefined) {
-      const ours = new Set<string>(Object.values(DIRS));
+      const ours = new Set<string>([...Object.values(DIRS), ...LATER_DIRS]);
       const foreign = (await fs.readdir(root)).filter((name) => !name.startsWith('.') && !ours.has(name));
-      if (foreign.length > 0) {
+      // Another node may have made the marker, and written in the directory, since it was read.
+      if (foreign.length > 0) marker = await readMarker(layout);
+      if (marker === undefined && foreign.length > 0) {
         throw new FatalError(
           'NOT_A_DATA_DIR',
           `${root} is not empty and holds no ${MARKER_FILE} marker (found ${JSON.stringify(foreign[0])}): ` +
@@ -113,6 +115,8 @@ export async function checkDataDir(
           ExitCode.DATA_DIR,
         );
       }
+    }
+    if (marker === undefined) {
       if (mode === 'read') return { layout, marker: undefined };
       const fresh: Marker = {
         format: 'mountcrawl',

@@ -27,6 +27,8 @@ export const SCHEDULE_DIR = 'schedule';
 export const SUMMARY_DIR = 'summaries';
 /** Sitemaps given with --sitemap (docs/sitemaps.md): made by the first node given one. */
 export const SITEMAPS_DIR = 'sitemaps';
+/** The folders a crawl makes later than the data directory's own (DIRS): not foreign to it either. */
+export const LATER_DIRS: readonly string[] = [WARC_DIR, SCHEDULE_DIR, SUMMARY_DIR, SITEMAPS_DIR];
 
 /** Written when a data directory is created; its absence later means the mount is gone. */
 export const MARKER_FILE = '.mountcrawl';

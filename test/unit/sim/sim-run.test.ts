@@ -71,6 +71,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test('seed 5503: a node that read no marker, then paused while others made the data directory, takes their marker rather than ending with NOT_A_DATA_DIR', async () => {
+    const r = await runSeed(5503, { factory: realNode });
+    assert.match(r.header[1]!, /pause n1@21 for 3329,/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('seeds 5464, 757, 1508, 5543, 5623: a lease left by a node killed and restarted with the same id within dead-after, of a host its new process does not own, is taken over by the owner (it waited for a live holder for good: the crawl never ended)', async () => {
     const r = await runSeed(5464, { factory: realNode });
     assert.match(r.header[1]!, /kill n1@1693 restart\+5713,/);

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ExitCode, FatalError } from '../../../src/errors.js';
 import { openDataDir, openExistingDataDir, readMarker, type Marker } from '../../../src/store/data-dir.js';
-import { DIRS, Layout, MARKER_FILE } from '../../../src/store/layout.js';
+import { DIRS, LATER_DIRS, Layout, MARKER_FILE } from '../../../src/store/layout.js';
+import { Mount } from '../../../src/store/mount.js';
+import { nodeMountFs } from '../../../src/store/node-mount-fs.js';
+import { systemClock } from '../../../src/config/clock.js';
 
 const NODE = 'ws1-100';
 const NORMALIZATION = { version: 1, sessionParams: ['sid', 'jsessionid'] } as const;
@@ -91,6 +94,38 @@ describe('openDataDir', () => {
     await mkdir(join(partial, 'seeds'));
     const b = await openDataDir(partial, NODE);
     assert.equal(b.marker.format, 'mountcrawl');
+
+    // The folders a crawl makes later (summaries, warc, schedule, sitemaps) are its own too.
+    const later = fresh();
+    for (const name of LATER_DIRS) await mkdir(join(later, name), { recursive: true });
+    const c = await openDataDir(later, NODE);
+    assert.equal(c.marker.format, 'mountcrawl');
+  });
+
+  test('a marker another node made between the read of the marker and the listing: taken, not NOT_A_DATA_DIR', async () => {
+    const dir = fresh();
+    await mkdir(dir);
+    const other = await openDataDir(join(root, `t${counter++}`), 'other', NORMALIZATION);
+    let listed = false;
+    // The listing comes after this node read no marker; the other node writes it, and a file of its own, first.
+    const readdirBefore = nodeMountFs.readdir;
+    const mount = new Mount(
+      {
+        ...nodeMountFs,
+        readdir: async (path: string) => {
+          if (path === dir && !listed) {
+            listed = true;
+            await writeFile(join(dir, MARKER_FILE), `${JSON.stringify(other.marker)}\n`);
+            await writeFile(join(dir, 'README.txt'), 'a file the other node keeps here');
+          }
+          return readdirBefore(path);
+        },
+      },
+      systemClock,
+    );
+    const opened = await openDataDir(dir, NODE, NORMALIZATION, mount);
+    assert.equal(listed, true, 'the listing was made');
+    assert.equal(opened.marker.id, other.marker.id, "the other node's marker");
   });
 
   test('a file named like the marker that is not one: a clear error', async () => {
