@@ -149,7 +149,7 @@ export class Membership {
       // time, so that a node that was merely slow does not lose its record under it. A done
       // record stays that long too, dead process or not, so that the other nodes see it.
       const done = peer.record.state === 'done';
-      if (!peer.alive && ((!done && isDeadLocalProcess(peer.record)) || now - peer.lastChange > 2 * this.#options.deadAfterMs)) {
+      if (!peer.alive && ((!done && isDeadLocalProcess(peer.record)) || began - peer.lastChange > 2 * this.#options.deadAfterMs)) {
         await this.#layout.fs.unlink(this.#layout.node(id)).catch(() => undefined);
         // and the temporary heartbeat files it was writing when it died (invariant 4), listed
         // again now: one it made after this observation's listing (killed while writing it)

@@ -58,7 +58,10 @@ export function seePeer(
   if (!idleNow || record.idleEpoch !== peer.record.idleEpoch) peer.idleSeenSince = idleNow ? now : undefined;
   else peer.idleSeenSince ??= now;
   peer.record = record;
-  peer.alive = now - peer.lastChange < deadAfterMs && !isDeadLocalProcess(record) && record.state !== 'done';
+  // Silent for dead-after as of `began`, not `now`: a record that did not change is news as of
+  // its read only, and a read that took long (this process paused between it and `now`) would
+  // count a peer dead for a silence that was this node's own.
+  peer.alive = began - peer.lastChange < deadAfterMs && !isDeadLocalProcess(record) && record.state !== 'done';
   return was !== undefined && record.incarnation !== undefined && was !== record.incarnation;
 }
 

@@ -144,6 +144,36 @@ describe('Membership: liveness of another machine by its counter', () => {
     assert.deepEqual(await readdir(nodes), [], 'the record and the late temp file are gone');
   });
 
+  test('this node paused during an observation: a peer whose record did not change in its reads is not counted dead, nor its record removed', async () => {
+    const layout = await freshLayout();
+    const { clock, m } = setup(layout);
+    const nodes = layout.dir('nodes');
+    await writeRecord(layout, remoteRecord(PEER, 1));
+    await m.observe();
+    clock.advance(DEAD / 2);
+    // The reads are made, then this process stops for three times dead-after before it goes on.
+    let armed = true;
+    const restore = hookFsPromises<(...a: unknown[]) => Promise<string[]>>('readdir', (original) => async (...a) => {
+      const listing = await original(...a);
+      if (armed) {
+        armed = false;
+        clock.advance(3 * DEAD);
+      }
+      return listing;
+    });
+    try {
+      assert.equal(await m.observe(), false, 'the live set did not change');
+    } finally {
+      restore();
+    }
+    assert.deepEqual(m.liveIds(), [SELF, PEER].sort());
+    assert.deepEqual(await readdir(nodes), [`${PEER}.json`], 'its record stays');
+    // Read again, unchanged: now its silence is real.
+    assert.equal(await m.observe(), true);
+    assert.deepEqual(m.liveIds(), [SELF]);
+    assert.equal(m.isGone(PEER), true);
+  });
+
   test('a peer first seen in state stopping is dead at once', async () => {
     const layout = await freshLayout();
     const { m } = setup(layout);
