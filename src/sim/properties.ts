@@ -131,13 +131,16 @@ export class Properties implements SiteObserver {
 
   /**
    * At the end, on the mount (`files`: every file under the data directory, relative names):
-   * every record parses whole, every page the crawl could reach is done, no lease or temporary
-   * file is left but a killed node's.
+   * every record parses whole, no lease or temporary file is left but a killed node's; and
+   * every page the crawl could reach is done in `reached` (the files as the crawl's end by the
+   * rule left them).
    */
-  checkMount(files: readonly { path: string; data: Buffer }[], site: SimSite, lostNodes: ReadonlySet<string>): void {
-    const links = new Map<string, { finalUrl: string; status: number }>();
-    const done = new Set<string>();
-    const gaveUp = new Set<string>();
+  checkMount(
+    files: readonly { path: string; data: Buffer }[],
+    site: SimSite,
+    lostNodes: ReadonlySet<string>,
+    reached: readonly { path: string; data: Buffer }[] = files,
+  ): void {
     const records = new Set<string>();
     const summaries: { path: string; value: Record<string, unknown> }[] = [];
     for (const { path, data } of files) {
@@ -158,17 +161,9 @@ export class Properties implements SiteObserver {
       }
       if (top === 'hosts' && !lostNodes.has(String(value.node))) this.violation(`lease left by ${String(value.node)}: ${path}`);
       if (top === SUMMARY_DIR) summaries.push({ path, value });
-      if (top === 'links') {
-        records.add(path);
-        links.set(String(value.url), { finalUrl: String(value.finalUrl), status: Number(value.status) });
-        done.add(String(value.url)).add(String(value.finalUrl));
-      }
-      // Final, or left for a later run with its host when robots.txt could not be had (src/crawl/host-robots.ts):
-      // then the host's other URLs are left for that run too.
-      if (top === 'errs' && value.final === true) done.add(String(value.url));
-      if (top === 'errs' && String(value.message).startsWith('robots.txt unavailable')) gaveUp.add(new URL(String(value.url)).host);
+      if (top === 'links') records.add(path);
     }
-    if (this.#unfinished === undefined) this.#checkReached(site, links, done, gaveUp);
+    if (this.#unfinished === undefined) this.#checkReached(site, pagesOf(reached));
     for (const { path, value } of summaries) this.#checkSummary(path, value, records);
   }
 
@@ -182,7 +177,7 @@ export class Properties implements SiteObserver {
     if (absent.length > 0) this.violation(`${path} names ${absent.length} pages with no links record, e.g. ${absent[0]}`);
   }
 
-  #checkReached(site: SimSite, links: Map<string, { finalUrl: string; status: number }>, done: Set<string>, gaveUp: Set<string>): void {
+  #checkReached(site: SimSite, { links, done, gaveUp }: Pages): void {
     const seen = new Set<string>(site.seeds);
     const queue = [...site.seeds];
     const missing: string[] = [];
@@ -203,4 +198,36 @@ export class Properties implements SiteObserver {
 
 function t(ms: number): string {
   return ms.toFixed(1);
+}
+
+/** What the records of a data directory say of its pages: each done URL, each links record's final URL, the hosts given up for this run. */
+interface Pages {
+  readonly links: ReadonlyMap<string, { finalUrl: string; status: number }>;
+  readonly done: ReadonlySet<string>;
+  readonly gaveUp: ReadonlySet<string>;
+}
+
+function pagesOf(files: readonly { path: string; data: Buffer }[]): Pages {
+  const links = new Map<string, { finalUrl: string; status: number }>();
+  const done = new Set<string>();
+  const gaveUp = new Set<string>();
+  for (const { path, data } of files) {
+    const top = path.split('/')[0]!;
+    if ((top !== 'links' && top !== 'errs') || tempOwner(posix.basename(path)) !== undefined) continue;
+    let value: Record<string, unknown>;
+    try {
+      value = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      continue; // checkMount says so
+    }
+    if (top === 'links') {
+      links.set(String(value.url), { finalUrl: String(value.finalUrl), status: Number(value.status) });
+      done.add(String(value.url)).add(String(value.finalUrl));
+    }
+    // Final, or left for a later run with its host when robots.txt could not be had (src/crawl/host-robots.ts):
+    // then the host's other URLs are left for that run too.
+    if (top === 'errs' && value.final === true) done.add(String(value.url));
+    if (top === 'errs' && String(value.message).startsWith('robots.txt unavailable')) gaveUp.add(new URL(String(value.url)).host);
+  }
+  return { links, done, gaveUp };
 }

@@ -124,6 +124,10 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   let running = 0;
   /** The last node to stop ended by the rule (not killed): once none runs, the crawl is over, whatever was still to start. */
   let endedByRule = false;
+  // The data directory as the last node to end by the rule left it (see checkMount below).
+  let atRuleEnd: { path: string; data: Buffer }[] | undefined;
+  const dataFiles = (): { path: string; data: Buffer }[] =>
+    server.files(SIM_DATA_DIR).map((f) => ({ path: f.path.slice(SIM_DATA_DIR.length + 1), data: f.data }));
   let lastEnd = 0;
   let refused = 0;
 
@@ -154,7 +158,10 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
       lastEnd = sched.now;
       ends.set(process, text);
       props.exited(process, sched.now);
-      if (text === 'complete') endedByRule = true;
+      if (text === 'complete') {
+        endedByRule = true;
+        atRuleEnd = dataFiles();
+      }
       trace.note(sched.now, node, `end ${process} ${text}`);
       if (!ok) {
         lostNodes.add(node);
@@ -243,8 +250,11 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   // Every node killed for good or refused to start: no node ended the crawl, whose pages are a later run's.
   if (![...ends.values()].includes('complete')) props.leftUnfinished('no node ended by the rule');
   props.checkFetches(site);
-  const files = server.files(SIM_DATA_DIR).map((f) => ({ path: f.path.slice(SIM_DATA_DIR.length + 1), data: f.data }));
-  props.checkMount(files, site, lostNodes);
+  // A node still at work when another ended by the rule may take up work left for a later run
+  // (a host left alone): killed for good then, what it found is that later run's. The pages are
+  // checked as of the last end by the rule unless the crawl's last stop was one.
+  const files = dataFiles();
+  props.checkMount(files, site, lostNodes, endedByRule ? files : (atRuleEnd ?? files));
 
   const pages = site.requests.filter((r) => r.status === 200).length;
   const summary =

@@ -71,6 +71,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test("seed 5572: pages found by a node that stayed after the end by the rule (a host left for a later run, taken up) and was then killed for good are that later run's", async () => {
+    const r = await runSeed(5572, { factory: realNode });
+    assert.match(r.header[1]!, /kill n0@4393, kill n1@4930,/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('seed 5503: a node that read no marker, then paused while others made the data directory, takes their marker rather than ending with NOT_A_DATA_DIR', async () => {
     const r = await runSeed(5503, { factory: realNode });
     assert.match(r.header[1]!, /pause n1@21 for 3329,/);
