@@ -1,10 +1,11 @@
 import { FAULT_KINDS, type FaultKind } from './faults.js';
 import { MUTATIONS, type Mutation } from './mutations.js';
 import { realNode } from './real-node.js';
-import { SCENARIOS, runSeed, type Scenario, type SimOptions } from './sim-run.js';
+import { SCENARIOS, type Scenario } from './scenarios.js';
+import { runSeed, type SimOptions } from './sim-run.js';
 
 const USAGE =
-  'usage: npm run sim -- (--seed S | --seeds A..B) [--nodes N] [--cache-ms MS] [--verbose] [--mutation link-replaces|no-last-look|no-settle] [--scenario end-kill]';
+  'usage: npm run sim -- (--seed S | --seeds A..B) [--nodes N] [--cache-ms MS] [--verbose] [--mutation link-replaces|no-last-look|no-settle|no-settle-no-last-look] [--scenario end-kill|late-send-on]';
 
 interface Args {
   readonly from: number;
@@ -85,23 +86,30 @@ async function main(argv: readonly string[]): Promise<number> {
   let violations = 0;
   let failing = 0;
   let unfinished = 0;
+  /** Runs in which the scenario's case came about, when it counts one. */
+  let hazardSeeds: number | undefined;
   for (let seed = args.from; seed <= args.to; seed++) {
     const r = await runSeed(seed, options);
     runs++;
     violations += r.violations.length;
     if (r.violations.length > 0) failing++;
     if (r.unfinished !== undefined) unfinished++;
+    if (r.hazards !== undefined) hazardSeeds = (hazardSeeds ?? 0) + (r.hazards > 0 ? 1 : 0);
     for (const [kind, n] of r.faults) faults.set(kind, (faults.get(kind) ?? 0) + n);
     if (single) {
       for (const line of args.verbose ? r.trace : r.header) process.stdout.write(`${line}\n`);
       process.stdout.write(`${r.summary}\n`);
       for (const v of r.violations) process.stdout.write(`  violation: ${v}\n`);
-    } else if (r.violations.length > 0) {
-      process.stdout.write(`seed ${seed}: ${r.violations.length} violations: ${r.violations[0]!.split('\n')[0]}\n`);
+    } else {
+      if (r.violations.length > 0)
+        process.stdout.write(`seed ${seed}: ${r.violations.length} violations: ${r.violations[0]!.split('\n')[0]}\n`);
+      if ((r.hazards ?? 0) > 0) process.stdout.write(`seed ${seed}: the scenario's case came about (${r.hazards})\n`);
     }
   }
   const kinds = FAULT_KINDS.map((k) => `${k} ${faults.get(k) ?? 0}`).join(', ');
-  process.stdout.write(`${runs} runs, ${violations} violations in ${failing} seeds; faults injected: ${kinds}; unfinished ${unfinished}\n`);
+  process.stdout.write(
+    `${runs} runs, ${violations} violations in ${failing} seeds; faults injected: ${kinds}; unfinished ${unfinished}${hazardSeeds === undefined ? '' : `; the scenario's case in ${hazardSeeds}`}\n`,
+  );
   return violations > 0 ? 1 : 0;
 }
 

@@ -24,6 +24,7 @@ export const MUTATIONS: Readonly<Record<string, Mutation>> = {
   'link-replaces': { server: { linkReplaces: true } },
   'no-last-look': { noLastLook: true },
   'no-settle': { noSettle: true },
+  'no-settle-no-last-look': { noSettle: true, noLastLook: true },
 };
 
 /**

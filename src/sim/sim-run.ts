@@ -1,5 +1,4 @@
 import type { CrawlConfig } from '../config/crawl-config.js';
-import { EndKill, inboxHoldsNew } from './end-kill.js';
 import { FaultPlan, type FaultKind, type NodeFault } from './faults.js';
 import { MountServer } from './mount-server.js';
 import { MountView, type MountViewOptions } from './mount-view.js';
@@ -7,6 +6,7 @@ import { applyNodeMutation, type Mutation } from './mutations.js';
 import { Properties } from './properties.js';
 import { Random } from './random.js';
 import { Scheduler } from './scheduler.js';
+import { placeFaults, type Scenario } from './scenarios.js';
 import { SIM_DATA_DIR, drawSettings, simNodeConfig } from './sim-config.js';
 import { SimClock, serverWall } from './sim-clock.js';
 import { SimSite, type SimFetcher } from './sim-site.js';
@@ -45,10 +45,6 @@ export interface SimOptions {
   readonly scenario?: Scenario;
 }
 
-/** The scenarios of the command line (docs/simulator.md, "Scenarios"). */
-export const SCENARIOS = ['end-kill'] as const;
-export type Scenario = (typeof SCENARIOS)[number];
-
 /** What a run came to. */
 export interface SimResult {
   readonly seed: number;
@@ -57,6 +53,8 @@ export interface SimResult {
   readonly violations: readonly string[];
   /** Why the crawl did not end (no node ended by the rule): its pages are a later run's, not judged (property 3). */
   readonly unfinished: string | undefined;
+  /** How often the case the run's scenario steers to came about, when it counts one (docs/simulator.md, "Scenarios"). */
+  readonly hazards: number | undefined;
   readonly faults: ReadonlyMap<FaultKind, number>;
   /** The run's site, settings and faults. */
   readonly header: readonly string[];
@@ -82,7 +80,8 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   const sched = new Scheduler();
   const trace = new Trace(SIM_DATA_DIR, options.verbose === true);
   const plan = new FaultPlan(rng.fork('faults'), {
-    nodes: options.nodes ?? rng.between(2, 4),
+    // Sending on needs a sender and an owner besides the node killed.
+    nodes: options.nodes ?? rng.between(options.scenario === 'late-send-on' ? 3 : 2, 4),
     deadAfterMs: settings.deadAfterMs,
     horizonMs: HORIZON_MS,
     drawn: options.scenario === undefined,
@@ -100,19 +99,20 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   const viewOptions: MountViewOptions = { sshfs, tornReads: sshfs, cacheMs: options.cacheMs ?? cacheMs };
   const nodeRng = rng.fork('nodes');
   const beat = /\/nodes\/[^/]+\.json$/;
-  const endKill =
-    options.scenario === 'end-kill'
-      ? new EndKill(
-          (p) => inject(killNow(p, sched.now)),
-          (p) => inboxHoldsNew(server, site.requests, p),
-        )
-      : undefined;
+  const scenario = placeFaults(options.scenario, {
+    server,
+    requests: site.requests,
+    deadAfterMs: settings.deadAfterMs,
+    kill: (p) => inject(killNow(p, sched.now)),
+    pause: (p, forMs) => inject({ kind: 'pause', at: sched.now, node: p.slice(0, p.lastIndexOf('.')), forMs }),
+  });
   const observe = (process: string, call: string, what: string, error: unknown): void => {
+    if (error === undefined) scenario?.op?.(process, call, what);
     if (call !== 'rename' || error !== undefined || !beat.test(what)) return;
     props.beat(process, sched.now);
     const record = what.split(' -> ')[1]!;
     if (options.verbose === true) trace.log(sched.now, process, `record ${recordLine(server, record)}`);
-    endKill?.record(process, recordState(server, record), runningNow());
+    scenario?.record(process, recordState(server, record), runningNow());
   };
   const env = { server, sched, weather: plan, trace, observe };
 
@@ -261,12 +261,14 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
     `seed ${seed}: ${plan.initial.length} nodes, ${site.hosts.length} hosts, ${site.pages.size} URLs; ` +
     `${site.requests.length} requests (${pages} answered 200, ${props.refetched} fetched again after a fault); ` +
     `${refused > 0 ? `${refused} refused to start on a failing mount; ` : ''}${sched.steps} events; last end at ${(lastEnd / 1000).toFixed(2)} s (faults over at ${(calm / 1000).toFixed(2)} s); ` +
-    `${props.unfinished === undefined ? '' : `unfinished (${props.unfinished}); `}trace ${trace.digest()}: ${props.violations.length === 0 ? 'ok' : `${props.violations.length} violations`}`;
+    `${props.unfinished === undefined ? '' : `unfinished (${props.unfinished}); `}` +
+    `${scenario?.hazards === undefined ? '' : `${scenario.hazards} files sent on found in a done node's inbox; `}trace ${trace.digest()}: ${props.violations.length === 0 ? 'ok' : `${props.violations.length} violations`}`;
   return {
     seed,
     digest: trace.digest(),
     violations: props.violations,
     unfinished: props.unfinished,
+    hazards: scenario?.hazards,
     faults: plan.counts,
     header,
     summary,
