@@ -12,6 +12,12 @@ export interface Mutation {
    */
   readonly noLastLook?: boolean;
   /**
+   * The last look alone taken out: the early look of an idle node at its last busy peers
+   * (src/crawl/heartbeat.ts) is kept, so a run keeps the timing it has without the mutation
+   * until a last look would have found a peer moved.
+   */
+  readonly noLastLookOnly?: boolean;
+  /**
    * Nodes end by the rule without waiting for every live peer to say it settled in their view
    * (`peersSettled` in src/crawl/termination.ts; docs/protocol.md, "Rounds, reseeds and the end
    * of the crawl"): every view reads as settled by every peer.
@@ -24,7 +30,7 @@ export const MUTATIONS: Readonly<Record<string, Mutation>> = {
   'link-replaces': { server: { linkReplaces: true } },
   'no-last-look': { noLastLook: true },
   'no-settle': { noSettle: true },
-  'no-settle-no-last-look': { noSettle: true, noLastLook: true },
+  'no-settle-no-last-look': { noSettle: true, noLastLookOnly: true },
 };
 
 /**
@@ -37,6 +43,11 @@ export function applyNodeMutation(mutation: Mutation | undefined): () => void {
   const m = Membership.prototype;
   const { peerStateMoved, view } = m;
   if (mutation?.noLastLook === true) m.peerStateMoved = async () => false;
+  // The last look is the one peersStill takes (src/crawl/termination.ts): told apart by its caller.
+  if (mutation?.noLastLookOnly === true)
+    m.peerStateMoved = function (this: Membership, id: string) {
+      return new Error().stack?.includes('peersStill') === true ? Promise.resolve(false) : peerStateMoved.call(this, id);
+    };
   if (mutation?.noSettle === true)
     m.view = function (this: Membership) {
       return { key: view.call(this).key, peersSettled: true };
