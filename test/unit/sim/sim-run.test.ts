@@ -205,6 +205,38 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     }
   });
 
+  test("late-send-on: a file sent on lands in a done node's inbox only when nodes end before their peers settled (seeds 94, 293 with no-settle), and then nothing is lost without the last look either", async () => {
+    for (const seed of [94, 293]) {
+      for (const mutation of [undefined, { noLastLook: true }]) {
+        const r = await runSeed(seed, { factory: realNode, scenario: 'late-send-on', ...(mutation === undefined ? {} : { mutation }) });
+        assert.equal(r.hazards, 0, `seed ${seed}, ${JSON.stringify(mutation)}: the settle rule keeps the case away`);
+        assert.deepEqual(r.violations, [], `seed ${seed}`);
+      }
+      const withLook = await runSeed(seed, { factory: realNode, scenario: 'late-send-on', mutation: { noSettle: true } });
+      const without = await runSeed(seed, {
+        factory: realNode,
+        scenario: 'late-send-on',
+        mutation: { noSettle: true, noLastLookOnly: true },
+      });
+      for (const r of [withLook, without]) {
+        assert.equal(r.hazards, 1, `seed ${seed}: the case came about`);
+        assert.deepEqual(r.violations, [], `seed ${seed}`);
+      }
+      // A last look found a peer moved and held a node back: without it the run went otherwise.
+      assert.notEqual(without.digest, withLook.digest, `seed ${seed}`);
+    }
+  });
+
+  test("late-send-on: nodes that end neither after their peers settled nor after a last look break a property (seed 11: the killed node's inbox, as no-settle alone), which the seed keeps without the mutation", async () => {
+    const r = await runSeed(11, { factory: realNode, scenario: 'late-send-on', mutation: { noSettle: true, noLastLookOnly: true } });
+    assert.equal(r.faults.get('kill'), 1);
+    assert.ok(
+      r.violations.some((v) => v.startsWith('not done at the end:')),
+      r.violations.join('\n'),
+    );
+    assert.deepEqual((await runSeed(11, { factory: realNode, scenario: 'late-send-on' })).violations, []);
+  });
+
   test('the end-kill scenario draws no fault of its own: its one kill comes when a node idle among idle peers has new work in its inbox', async () => {
     const r = await runSeed(9, { factory: realNode, scenario: 'end-kill' });
     assert.equal(r.header[1], 'faults: none');
