@@ -156,11 +156,11 @@ export class MountServer {
     return { size, mtimeMs: n.mtimeMs, isDirectory: () => dir, isFile: () => !dir };
   }
 
-  /** Every file under `dir`, with its contents: what the end of a run checks. */
+  /** Every file under `dir`, its path relative to `dir`, with its contents (never changed in place): what the end of a run checks. */
   files(dir: string): { path: string; data: Buffer }[] {
     const prefix = `${norm(dir)}/`;
     const out: { path: string; data: Buffer }[] = [];
-    for (const [p, n] of this.#nodes) if (n.kind === 'file' && p.startsWith(prefix)) out.push({ path: p, data: n.data });
+    for (const [p, n] of this.#nodes) if (n.kind === 'file' && p.startsWith(prefix)) out.push({ path: p.slice(prefix.length), data: n.data });
     return out;
   }
 

@@ -126,8 +126,6 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   let endedByRule = false;
   // The data directory as the last node to end by the rule left it (see checkMount below).
   let atRuleEnd: { path: string; data: Buffer }[] | undefined;
-  const dataFiles = (): { path: string; data: Buffer }[] =>
-    server.files(SIM_DATA_DIR).map((f) => ({ path: f.path.slice(SIM_DATA_DIR.length + 1), data: f.data }));
   let lastEnd = 0;
   let refused = 0;
 
@@ -160,7 +158,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
       props.exited(process, sched.now);
       if (text === 'complete') {
         endedByRule = true;
-        atRuleEnd = dataFiles();
+        atRuleEnd = server.files(SIM_DATA_DIR);
       }
       trace.note(sched.now, node, `end ${process} ${text}`);
       if (!ok) {
@@ -253,7 +251,7 @@ export async function runSeed(seed: number, options: SimOptions): Promise<SimRes
   // A node still at work when another ended by the rule may take up work left for a later run
   // (a host left alone): killed for good then, what it found is that later run's. The pages are
   // checked as of the last end by the rule unless the crawl's last stop was one.
-  const files = dataFiles();
+  const files = server.files(SIM_DATA_DIR);
   props.checkMount(files, site, lostNodes, endedByRule ? files : (atRuleEnd ?? files));
 
   const pages = site.requests.filter((r) => r.status === 200).length;
