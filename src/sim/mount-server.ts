@@ -160,7 +160,8 @@ export class MountServer {
   files(dir: string): { path: string; data: Buffer }[] {
     const prefix = `${norm(dir)}/`;
     const out: { path: string; data: Buffer }[] = [];
-    for (const [p, n] of this.#nodes) if (n.kind === 'file' && p.startsWith(prefix)) out.push({ path: p.slice(prefix.length), data: n.data });
+    for (const [p, n] of this.#nodes)
+      if (n.kind === 'file' && p.startsWith(prefix)) out.push({ path: p.slice(prefix.length), data: n.data });
     return out;
   }
 
