@@ -3,6 +3,7 @@ import { createExclusive } from '../store/exclusive-create.js';
 import { takeoverClaimPath, type Layout } from '../store/layout.js';
 import { readJsonValidated, readRecord } from '../store/read-record.js';
 import { mapLimit } from '../util/map-limit.js';
+import { LeaseAside } from './lease-aside.js';
 import { bootId, isDeadLocalProcess } from './local-liveness.js';
 
 /** Leases read back (verify) or released (releaseAll) at once: each is a few round trips on a network mount. */
@@ -67,12 +68,15 @@ export class Leases {
   #readTurn: string[] = [];
   /** Takeover claims this node made, by host dir: removed when it gives the host up gracefully. */
   readonly #claims = new Map<string, string>();
+  /** Leases moved aside to be removed (a stale one taken over, this node's own released). */
+  readonly #aside: LeaseAside<LeaseRecord>;
 
   constructor(layout: Layout, nodeId: string, isAlive: (nodeId: string) => boolean, processes?: NodeProcesses) {
     this.#layout = layout;
     this.#nodeId = nodeId;
     this.#isAlive = isAlive;
     this.#processes = processes;
+    this.#aside = new LeaseAside(layout.mount, (path) => readJsonValidated(layout.mount, path, asLeaseRecord));
   }
 
   /** Host dirs whose lease this node holds. */
@@ -101,6 +105,7 @@ export class Leases {
     const path = this.#layout.lease(hostDir);
     const { mount } = this.#layout;
     let tookOver: string | undefined;
+    await this.#aside.settle(hostDir); // a stale lease a failed rename may have moved: removed (or put back) first
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = mount.newId();
       const record: LeaseRecord = {
@@ -144,7 +149,7 @@ export class Leases {
       const claim = await this.#claimTakeover(hostDir, current);
       if (claim === undefined) return { ok: false, holder: current.node };
       this.#claims.set(hostDir, claim);
-      if (await this.#removeIfUnchanged(hostDir, current)) tookOver = current.node;
+      if (await this.#aside.removeIfUnchanged(hostDir, path, current, this.#nodeId)) tookOver = current.node;
     }
     const current = await this.read(hostDir);
     return { ok: false, holder: current?.node ?? 'unknown' };
@@ -177,36 +182,6 @@ export class Leases {
   }
 
   /**
-   * Removes a lease only if it is still `expected`: renames it to a name of this node's own
-   * (one renamer wins), reads what it moved, and puts it back when it was not the expected
-   * one (someone else took the host in between). True when the expected lease was removed.
-   */
-  async #removeIfUnchanged(hostDir: string, expected: LeaseRecord): Promise<boolean> {
-    const path = this.#layout.lease(hostDir);
-    const { mount } = this.#layout;
-    const aside = mount.nextTempPath(path, this.#nodeId);
-    try {
-      await mount.fs.rename(path, aside);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw err;
-    }
-    let moved: LeaseRecord | undefined;
-    try {
-      moved = await readJsonValidated(mount, aside, asLeaseRecord);
-    } catch {
-      moved = undefined;
-    }
-    if (moved !== undefined && (moved.node !== expected.node || moved.token !== expected.token)) {
-      await mount.fs.link(aside, path).catch(() => undefined); // restore a lease that was not the stale one
-      await mount.temps.remove(aside);
-      return false;
-    }
-    await mount.temps.remove(aside);
-    return true;
-  }
-
-  /**
    * Gives a lease up (graceful hand-over or exit). Never removes a lease that is not ours: it
    * is read first, and only if it is still ours is it moved aside (and checked again). A
    * release that fails (the mount) keeps the lease held, so that it is released again
@@ -219,8 +194,10 @@ export class Leases {
     if (token !== undefined) {
       this.#releasing.add(hostDir);
       try {
-        const current = await this.read(hostDir);
-        if (current?.node === this.#nodeId && current.token === token) await this.#removeIfUnchanged(hostDir, current);
+        // A release whose rename failed may have moved the lease aside already: settled first.
+        const current = (await this.#aside.settle(hostDir)) === undefined ? await this.read(hostDir) : undefined;
+        if (current?.node === this.#nodeId && current.token === token)
+          await this.#aside.removeIfUnchanged(hostDir, this.#layout.lease(hostDir), current, this.#nodeId);
       } finally {
         this.#releasing.delete(hostDir);
       }

@@ -77,6 +77,17 @@ async function fortyHeldOneTaken(): Promise<{ layout: Layout; a: SlowLeases; hos
   return { layout, a, hosts };
 }
 
+/** The next rename fails with EIO, made first on the server when `happened` (a lost reply); returns what undoes the hook. */
+function failRenameOnce(happened: boolean): () => void {
+  let armed = true;
+  return hookFsPromises<(from: string, to: string) => Promise<void>>('rename', (original) => async (from, to) => {
+    if (!armed) return original(from, to);
+    armed = false;
+    if (happened) await original(from, to);
+    throw Object.assign(new Error(`EIO: simulated, rename '${from}'`), { code: 'EIO' });
+  });
+}
+
 async function hostsDir(layout: Layout): Promise<string[]> {
   return (await readdir(layout.dir('hosts'))).filter((n) => !n.includes('~takeover~')).sort();
 }
@@ -291,6 +302,42 @@ describe('Leases.release', () => {
     assert.deepEqual([...a.held()], []);
     assert.deepEqual(await hostsDir(layout), ['h7.example.lease'], 'only the lease B holds is left, and no temp file');
     assert.equal((await readLease(layout, 'h7.example'))?.node, B);
+  });
+
+  for (const happened of [true, false]) {
+    test(`a release whose rename aside failed with EIO (${happened ? 'done on the server all the same' : 'not done'}): the next release settles it, the lease gone and no temp left`, async () => {
+      const layout = await freshLayout();
+      const a = new Leases(layout, A, alive);
+      await a.acquire(HOST);
+      const restore = failRenameOnce(happened);
+      try {
+        await assert.rejects(a.release(HOST), /EIO/);
+      } finally {
+        restore();
+      }
+      assert.equal(a.holds(HOST), true, 'still held: released again later');
+      assert.equal((await hostsDir(layout)).length, 1, happened ? 'the lease under a temporary name' : 'the lease');
+      await a.release(HOST);
+      assert.equal(a.holds(HOST), false);
+      assert.deepEqual(await hostsDir(layout), []);
+      assert.deepEqual(await new Leases(layout, B, alive).acquire(HOST), { ok: true });
+    });
+  }
+
+  test('a takeover whose rename of the stale lease failed with EIO after it was done: the next take removes it and takes the host, no temp left', async () => {
+    const layout = await freshLayout();
+    await plantLease(layout, { node: B });
+    const a = new Leases(layout, A, allBut(B));
+    const restore = failRenameOnce(true);
+    try {
+      await assert.rejects(a.acquire(HOST), /EIO/);
+    } finally {
+      restore();
+    }
+    assert.equal((await hostsDir(layout))[0]?.includes(`~${A}~`), true, 'the stale lease, moved aside');
+    assert.deepEqual(await a.acquire(HOST), { ok: true });
+    assert.equal((await readLease(layout))?.node, A);
+    assert.deepEqual(await hostsDir(layout), [`${HOST}.lease`]);
   });
 
   test('a host never held: nothing happens', async () => {

@@ -71,6 +71,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test('seed 6795: a lease whose release was renamed aside on the server while the mount answered EIO is removed once the mount is back, not left as a temporary file', async () => {
+    const r = await runSeed(6795, { factory: realNode });
+    assert.match(r.header[1]!, /eio all 3809\.\.5162/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test("seed 5572: pages found by a node that stayed after the end by the rule (a host left for a later run, taken up) and was then killed for good are that later run's", async () => {
     const r = await runSeed(5572, { factory: realNode });
     assert.match(r.header[1]!, /kill n0@4393, kill n1@4930,/);
