@@ -20,6 +20,12 @@ export interface SelfRecordOptions {
 export interface SelfRecordDeps {
   readonly clock: Clock;
   /**
+   * Monotonic time of this node's first step on the mount (its start, before the data
+   * directory's check writes there): its silence counts from then until its first record goes
+   * out, since a peer that saw those files counts it alive only for --dead-after (Membership.isGone).
+   */
+  readonly since?: number;
+  /**
    * A record went out more than half of dead-after after the one before it: others may have
    * counted this node dead meanwhile, taken its hosts or written off hosts it would have
    * gained (docs/protocol.md, "Self-fencing"). Called when the write is done; the node asks
@@ -59,7 +65,7 @@ export class SelfRecord {
     this.#onSilence = deps.onSilence;
     this.#startedAt = new Date(clock.now()).toISOString();
     this.incarnation = layout.mount.newId();
-    this.#lastBeatOk = clock.monotonic();
+    this.#lastBeatOk = deps.since ?? clock.monotonic();
   }
 
   get idleEpoch(): number {

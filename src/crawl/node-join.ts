@@ -30,7 +30,14 @@ export async function joinCrawl(p: Parts, o: JoinOptions): Promise<void> {
   await writeSeeds(p.layout, renormalize(o.config.seedUrls, p.normalize), o.config.nodeId);
   await writeSitemapSeeds(p.layout, o.config.sitemapUrls ?? [], p.normalize, { nodeId: o.config.nodeId });
   if (!o.config.watch && !(await hasSeeds(p.layout))) throw noSeedsError(o.config.dataDir);
-  await p.membership.beat(o.heartbeat.status('starting'));
+  // Through the fence, as the heartbeat's records: a start slower than --dead-after / 2 (a
+  // stalled mount) may have let peers that saw its first files count this node dead.
+  const beat = async (): Promise<void> => {
+    o.heartbeat.fence.beforeRecord();
+    await p.membership.beat(o.heartbeat.status('starting'));
+    o.heartbeat.fence.recordOut();
+  };
+  await beat();
   await p.membership.observe();
   // Siblings under one supervisor know they are N: each waits (a heartbeat at most) until
   // it sees the others, so that the first one up does not take every host only to hand most
@@ -44,7 +51,7 @@ export async function joinCrawl(p: Parts, o: JoinOptions): Promise<void> {
     await p.membership.observe();
     if (p.membership.livePeers().length >= expected) break;
   }
-  await p.membership.beat(o.heartbeat.status('starting'));
+  await beat();
   await p.membership.observe();
   o.ownership.setLive(p.membership.liveIds());
   p.membership.takeDepartures(); // the first reseed is full: it covers them

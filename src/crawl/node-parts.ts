@@ -97,6 +97,7 @@ export interface NodeEnv {
  */
 export async function assembleNode(env: NodeEnv): Promise<Parts> {
   const { config, clock, log, stats, control, mount } = env;
+  const since = clock.monotonic(); // before this node's first file on the mount (SelfRecordDeps.since)
   const normalization = { version: NORMALIZATION_VERSION, sessionParams: [...config.normalize.sessionParams].sort() };
   const { layout, marker } = await openDataDir(config.dataDir, config.nodeId, normalization, mount);
   const normalize = reconcileNormalization(marker, config);
@@ -108,7 +109,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     thread: mount.native ? await WriteThread.forDataDir(config.dataDir, { fsync: config.fsync }) : undefined,
   });
   // A node that may have been counted dead reads everything again (docs/protocol.md, "Self-fencing").
-  const membership = new Membership(layout, config, { clock, onSilence: () => reseeder.wantFull() });
+  const membership = new Membership(layout, config, { clock, since, onSilence: () => reseeder.wantFull() });
   const leases = new Leases(layout, config.nodeId, (id) => membership.isAlive(id), membership);
   const reseeder = new Reseeder(layout, { clock, serverTime: () => membership.serverTime, summaries: config.recrawl === undefined });
   const robots = new RobotsCache(

@@ -37,6 +37,31 @@ function cutMount(): () => void {
   };
 }
 
+/** A fetcher that notes each request's start on the node's clock. */
+function recordStarts(fetcher: Fetcher, clock: FakeClock): { starts: number[]; recording: Fetcher } {
+  const starts: number[] = [];
+  const recording = {
+    fetch: (url: string, options?: FetchOptions) => {
+      starts.push(clock.monotonic());
+      return fetcher.fetch(url, options);
+    },
+    close: () => fetcher.close(),
+  } as unknown as Fetcher;
+  return { starts, recording };
+}
+
+/** Runs a node on a fake clock: no real I/O, so a turn of the event loop settles every promise; then the clock moves on 50 ms. */
+async function runOnFakeClock(crawl: CrawlNode, clock: FakeClock): Promise<Awaited<ReturnType<CrawlNode['run']>> | undefined> {
+  let result: Awaited<ReturnType<CrawlNode['run']>> | undefined;
+  const run = crawl.run().then((r) => (result = r));
+  for (let step = 0; result === undefined && step < 40_000; step++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(50);
+  }
+  await run;
+  return result;
+}
+
 let root: string;
 let site: LoopbackSite;
 let n = 0;
@@ -136,24 +161,10 @@ describe('CrawlNode', { timeout: 60_000 }, () => {
       'http://a.test/3': page([]),
     });
     // Each request's start, on the node's clock.
-    const starts: number[] = [];
-    const recording = {
-      fetch: (url: string, options?: FetchOptions) => {
-        starts.push(clock.monotonic());
-        return fetcher.fetch(url, options);
-      },
-      close: () => fetcher.close(),
-    } as unknown as Fetcher;
+    const { starts, recording } = recordStarts(fetcher, clock);
     const crawl = new CrawlNode(config, { clock, logger: silentLogger, fs: new MemoryFs(() => clock.now()), fetcher: recording });
     const started = clock.monotonic();
-    let result: Awaited<ReturnType<CrawlNode['run']>> | undefined;
-    const run = crawl.run().then((r) => (result = r));
-    for (let step = 0; result === undefined && step < 40_000; step++) {
-      // No real I/O: a turn of the event loop settles every promise; then the clock moves on.
-      await new Promise((resolve) => setImmediate(resolve));
-      clock.advance(50);
-    }
-    await run;
+    const result = await runOnFakeClock(crawl, clock);
     assert.deepEqual(result, { reason: 'complete', exitCode: ExitCode.OK });
     assert.equal(crawl.stats.pages, 4);
     assert.equal(starts.length, 4, 'one request a page');
@@ -165,5 +176,52 @@ describe('CrawlNode', { timeout: 60_000 }, () => {
       assert.ok(gap <= 5_100, `requests ${i} and ${i + 1} started ${gap} ms apart on the node's clock: a wait ran on real time`);
     }
     assert.ok(clock.monotonic() - started >= 15_000, "the crawl took at least three delays of the node's time");
+  });
+
+  test('a start that stalls past half of --dead-after before its first record: no request until a heartbeat and a half after that record (peers that saw its first files may count it dead)', async () => {
+    const clock = new FakeClock();
+    const heartbeatMs = 1_000;
+    const config = frontierConfig({
+      dataDir: '/nonexistent/mountcrawl-slow-start',
+      seedUrls: ['http://a.test/'],
+      robots: false,
+      heartbeatMs,
+      deadAfterMs: 10_000,
+    });
+    const { fetcher } = fakeFetcher({ 'http://a.test/': [200, {}, 'no links'] });
+    const { starts, recording } = recordStarts(fetcher, clock);
+    // The mount stalls 6 s (of the node's clock) on the node's first record; when it went out is noted.
+    const memory = new MemoryFs(() => clock.now());
+    let stalled = false;
+    let firstRecord: number | undefined;
+    const fs = new Proxy(memory, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name === 'writeNew')
+          return async (path: string, data: string | Uint8Array) => {
+            if (path.includes('/nodes/') && !stalled) {
+              stalled = true;
+              const until = clock.monotonic() + 6_000;
+              while (clock.monotonic() < until) await new Promise((resolve) => setImmediate(resolve));
+            }
+            return target.writeNew(path, data);
+          };
+        if (name === 'rename')
+          return async (from: string, to: string) => {
+            await target.rename(from, to);
+            if (to.includes('/nodes/')) firstRecord ??= clock.monotonic();
+          };
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const crawl = new CrawlNode(config, { clock, logger: silentLogger, fs, fetcher: recording });
+    const result = await runOnFakeClock(crawl, clock);
+    assert.deepEqual(result, { reason: 'complete', exitCode: ExitCode.OK });
+    assert.equal(starts.length, 1);
+    assert.notEqual(firstRecord, undefined);
+    assert.ok(
+      starts[0]! - firstRecord! >= 1.5 * heartbeatMs,
+      `the first request ${starts[0]! - firstRecord!} ms after the first record: fenced for less than a heartbeat and a half`,
+    );
   });
 });
