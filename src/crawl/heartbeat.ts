@@ -17,14 +17,14 @@ const SWEEP_EVERY = 300;
 /**
  * Timing only, not the rule (docs/protocol.md, "Nodes and liveness" and "Rounds, reseeds and the end of the crawl"): the
  * first STARTUP_BEATS heartbeats come a quarter heartbeat apart; an idle node reads the records of the last END_WATCH_PEERS
- * peers at work every quarter heartbeat (within END_WATCH_MIN_MS and END_WATCH_MAX_MS), and beats that often, at most
- * END_BEATS in a row, while it sees every live node idle (the end rule's records come in quarters, not heartbeats).
+ * peers at work at the end's pace (a quarter heartbeat within END_WATCH_MIN_MS and END_WATCH_MAX_MS: a tenth by default),
+ * and beats that often, at most END_BEATS in a row, while it sees every live node idle (the end rule's records, sooner).
  */
 export const END_WATCH_MIN_MS = 50;
-export const END_WATCH_MAX_MS = 250;
+export const END_WATCH_MAX_MS = 100;
 export const END_WATCH_PEERS = 3;
 export const STARTUP_BEATS = 4;
-export const END_BEATS = 8;
+export const END_BEATS = 20;
 
 /** What the heartbeat tells the node that runs it. */
 export interface HeartbeatEvents {
@@ -65,7 +65,7 @@ export class Heartbeat {
   /** The heartbeat in progress: close() waits for it, so it cannot rewrite the record after leave(). */
   #running: Promise<void> | undefined;
   #ticks = 0;
-  #endBeats = 0; // quarter-heartbeat beats in a row while every live node is idle (END_BEATS)
+  #endBeats = 0; // beats at the end's pace in a row while every live node is idle (END_BEATS)
   /** Whether the end rule's view held at the last heartbeat: every live node idle, every peer's record written since. */
   #endableSeen = false;
   #settledSeen = false;
@@ -97,10 +97,10 @@ export class Heartbeat {
     if (this.#ticks < STARTUP_BEATS) return config.heartbeatMs / 4;
     const ending = !config.watch && stats.state === 'idle' && parts.membership.allIdleSince() !== undefined;
     this.#endBeats = ending ? this.#endBeats + 1 : 0;
-    return ending && this.#endBeats <= END_BEATS ? this.#quarterMs() : config.heartbeatMs;
+    return ending && this.#endBeats <= END_BEATS ? this.#endPaceMs() : config.heartbeatMs;
   }
 
-  #quarterMs(): number {
+  #endPaceMs(): number {
     return Math.min(END_WATCH_MAX_MS, Math.max(END_WATCH_MIN_MS, this.#d.config.heartbeatMs / 4));
   }
 
@@ -182,7 +182,7 @@ export class Heartbeat {
 
   /**
    * The end of a crawl, sooner (docs/protocol.md, "Rounds, reseeds and the end of the crawl"): while this node is idle and a
-   * few live peers are still at work, read their records every quarter heartbeat (small
+   * few live peers are still at work, read their records at the end's pace (small
    * reads, nothing written or listed) and beat at once when one says idle or done, or is
    * gone, instead of learning it at the next heartbeat. Timing only: the heartbeat decides.
    */
@@ -203,7 +203,7 @@ export class Heartbeat {
         },
         () => undefined, // a read that failed: the next heartbeat looks again
       );
-    }, this.#quarterMs());
+    }, this.#endPaceMs());
   }
 
   /** One heartbeat: marker, own record, others' records, ownership, leases, housekeeping. */

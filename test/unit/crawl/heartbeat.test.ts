@@ -184,7 +184,7 @@ describe('Heartbeat: the end, sooner', () => {
     await r.writePeer(peerRecord(3, 'idle', 1));
     await r.run(END_WATCH_MAX_MS + 50);
     // 1,850 ms after the start: the next heartbeat is due at 2,000.
-    assert.equal(r.beats(), STARTUP_BEATS + 1, 'a beat within a quarter heartbeat, not at the next heartbeat');
+    assert.equal(r.beats(), STARTUP_BEATS + 1, "a beat at the end's pace, not at the next heartbeat");
     assert.equal(r.membership.allIdleSince() !== undefined, true, 'that beat saw every node idle');
     assert.equal(
       r.wakes(),
@@ -198,7 +198,7 @@ describe('Heartbeat: the end, sooner', () => {
     assert.equal(r.wakes(), wakes + 1, 'its next record woke the node: its next reseed may end the crawl');
   });
 
-  test('with two peers at work, the first of them to turn idle is seen within a quarter heartbeat too', async (t) => {
+  test("with two peers at work, the first of them to turn idle is seen at the end's pace too", async (t) => {
     const r = await rig();
     t.after(() => r.heartbeat.close());
     await r.writePeer(peerRecord(1, 'crawling'));
@@ -213,7 +213,7 @@ describe('Heartbeat: the end, sooner', () => {
     assert.deepEqual(r.membership.lastBusyPeers(1), [PEER], 'which saw the one still at work');
   });
 
-  test("while every live node is idle, an idle node beats a quarter heartbeat apart, at most END_BEATS in a row: a peer's next record wakes it two quarters after, not up to two heartbeats", async (t) => {
+  test("while every live node is idle, an idle node beats at the end's pace (END_WATCH_MAX_MS at this heartbeat), at most END_BEATS in a row: a peer's next record wakes it two beats after, not up to two heartbeats", async (t) => {
     const r = await rig();
     t.after(() => r.heartbeat.close());
     await r.writePeer(peerRecord(1, 'idle', 1));
@@ -228,7 +228,7 @@ describe('Heartbeat: the end, sooner', () => {
     await r.run(END_WATCH_MAX_MS);
     await r.writePeer(peerRecord(3, 'idle', 1));
     await r.run(END_WATCH_MAX_MS);
-    assert.equal(r.beats(), STARTUP_BEATS + 2, 'a beat each quarter heartbeat');
+    assert.equal(r.beats(), STARTUP_BEATS + 2, "a beat at each step of the end's pace");
     assert.equal(r.wakes(), wakes + 1, 'woken: its next reseed may end the crawl');
     await r.run(END_BEATS * END_WATCH_MAX_MS);
     assert.equal(r.beats(), STARTUP_BEATS + END_BEATS, 'no more than END_BEATS in a row');
