@@ -5,6 +5,7 @@ import { FetchFailure } from '../errors.js';
 import { ALLOW_ALL, RobotsUnavailable, type RobotsCache } from '../fetch/robots.js';
 import { leaveAloneAtFirstContact } from '../frontier/first-contact.js';
 import type { Frontier } from '../frontier/frontier.js';
+import type { QueueItem } from '../frontier/host-queue.js';
 import type { HostState } from '../frontier/host-state.js';
 import { attemptsAfterFailure, nextRetryDelay } from '../frontier/retry-policy.js';
 import type { Logger } from '../progress/logger.js';
@@ -44,6 +45,8 @@ export interface HostRobotsDeps {
  */
 export class HostRobots {
   readonly #d: HostRobotsDeps;
+  /** Hosts left alone for this run, with why (their later links are set aside: recordSetAside). */
+  readonly #leftAlone = new Map<HostState, RobotsUnavailable>();
 
   constructor(deps: HostRobotsDeps) {
     this.#d = deps;
@@ -115,23 +118,11 @@ export class HostRobots {
    * once the mount is back (a give-up again records them then).
    */
   async #giveUp(host: HostState, err: RobotsUnavailable): Promise<void> {
-    const { config, clock, store, stats, log } = this.#d;
     host.giveUp();
     const pending = this.#d.frontier.dropHost(host);
-    const failure = new FetchFailure(err.code, err.kind, `robots.txt unavailable: ${err.reason}`);
-    log.warn('leaving host alone for this run', { host: host.dir, reason: err.reason, urls: pending.length });
-    const nowMs = clock.now();
-    const written: ErrsRecord[] = [];
+    this.#d.log.warn('leaving host alone for this run', { host: host.dir, reason: err.reason, urls: pending.length });
     try {
-      for (const item of pending) {
-        const previous = host.errsOf(item.key);
-        const attempts = attemptsAfterFailure(previous);
-        const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
-        const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
-        await store.writeErrs(host.dir, item.key, record);
-        host.errsRecorded(item.key, record);
-        written.push(record);
-      }
+      await this.#record(host, pending, err);
     } catch (writeErr) {
       host.keepAfterAll();
       // With the links set aside while the records were written.
@@ -139,7 +130,40 @@ export class HostRobots {
       this.#d.onStoreError(writeErr);
       return;
     }
-    stats.cut.hostGaveUp++;
+    this.#leftAlone.set(host, err);
+    this.#d.stats.cut.hostGaveUp++;
+  }
+
+  /**
+   * At the node's exit, before its leases go: the links of hosts left alone that came after the
+   * give-up (set aside, in no record) are recorded as the give-up recorded the queued ones, so
+   * that a node that takes the host reads them (docs/errors.md). False when some could not be
+   * written: they are then only in this node's memory.
+   */
+  async recordSetAside(): Promise<boolean> {
+    let all = true;
+    for (const [host, err] of this.#leftAlone) {
+      if (!host.gaveUp || host.phase !== 'ready') continue;
+      await this.#record(host, this.#d.frontier.dropHost(host), err).catch(() => (all = false));
+    }
+    return all;
+  }
+
+  /** Records URLs of a host left alone, with the reason, as errs records (due for a later run unless final). Throws what the mount throws. */
+  async #record(host: HostState, items: readonly QueueItem[], err: RobotsUnavailable): Promise<void> {
+    const { config, clock, store, stats } = this.#d;
+    const failure = new FetchFailure(err.code, err.kind, `robots.txt unavailable: ${err.reason}`);
+    const nowMs = clock.now();
+    const written: ErrsRecord[] = [];
+    for (const item of items) {
+      const previous = host.errsOf(item.key);
+      const attempts = attemptsAfterFailure(previous);
+      const retryInMs = err.kind === 'final' ? undefined : nextRetryDelay(attempts, config, err.retryAfterMs);
+      const record = buildErrsRecord({ ...item, hostDir: host.dir }, failure, previous, { nodeId: config.nodeId, nowMs, retryInMs });
+      await store.writeErrs(host.dir, item.key, record);
+      host.errsRecorded(item.key, record);
+      written.push(record);
+    }
     for (const record of written) stats.countError(failure.code, record.final);
   }
 }

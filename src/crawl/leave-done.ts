@@ -7,8 +7,8 @@ import { nothingInHand } from './work-left.js';
  * last, after its heartbeat stopped, its batches were written and its leases released.
  *
  * With hand-offs, and with nothing queued, in flight or unsent (`unsent`: batches were still
- * waiting when it stopped, written just now, after its last reseed; or links dropped because
- * their host was left alone for this run, in no record of that host), it writes a last record in
+ * waiting when it stopped, written just now, after its last reseed; or links of a host left
+ * alone for this run that its errs records could not take, HostRobots.recordSetAside), it writes a last record in
  * state `done` (whole, temp + rename, like every heartbeat) and leaves it in place: peers
  * that see it read its inbox instead of every links record, and do not take its hosts over
  * until a link of theirs arrives. A node killed after this write leaves the same state as

@@ -50,6 +50,8 @@ export interface Parts {
   readonly admission: Admission;
   readonly committer: Committer;
   readonly requests: RequestRunner;
+  /** Hosts' robots.txt, and the hosts left alone for this run (HostRobots.recordSetAside at the exit). */
+  readonly hostRobots: HostRobots;
   /** Finds the links of HTML pages in a thread, when the process has a core for it (ExtractThread). */
   readonly extractor: ExtractThread | undefined;
   /** Hand-offs (docs/protocol.md), unless --no-handoff or --partition url. */
@@ -273,6 +275,7 @@ export async function assembleNode(env: NodeEnv): Promise<Parts> {
     admission,
     committer,
     requests,
+    hostRobots,
     extractor,
     handoffs,
     recrawler,

@@ -40,6 +40,9 @@ export async function shutDownNode(p: Parts, complete: boolean, o: ShutdownOptio
   await p.requests.drain(2_000);
   await p.recrawler?.flushAll().catch(() => undefined);
   await p.summaries?.flushAll();
+  // Links to a host left alone for this run (robots.txt unavailable) found since are only in this
+  // node's memory: recorded now, while its leases are held, as the give-up recorded the others.
+  const recorded = await p.hostRobots.recordSetAside();
   const heldErrs = errsOfHostsHeld(p, o);
   await o.heartbeat.close();
   p.frontier.close();
@@ -52,10 +55,9 @@ export async function shutDownNode(p: Parts, complete: boolean, o: ShutdownOptio
   // No host is taken after this (a take waiting for its turn would take a lease after the release).
   await p.keeper.close(STOP_GRACE_MS);
   await p.leases.releaseAll();
-  // Links to a host left alone for this run (robots.txt unavailable) found since are only in this
-  // node's memory, in no record of that host: a peer that takes the host would not read the records naming them.
-  const dropped = o.stats.cut.hostGaveUp > 0;
-  if (complete) await leaveDone(p, o.heartbeat.status('done'), unsent || dropped);
+  // Those that could not be recorded are in no record of their host: a peer that takes the host
+  // would not read the records naming them, so this node leaves lost (peers reseed fully).
+  if (complete) await leaveDone(p, o.heartbeat.status('done'), unsent || !recorded);
   else await p.membership.leave().catch(() => undefined);
   // However it left, its inbox goes if it is empty (docs/protocol.md, "Leaving done").
   await p.handoffs?.inbox.removeOwn();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { Leases } from '../../../src/cluster/lease.js';
 import { Membership } from '../../../src/cluster/membership.js';
@@ -235,7 +236,7 @@ describe('HostKeeper', () => {
     }
   });
 
-  test('robots.txt unavailable: the host waits with the back-off, then is left alone and its URLs recorded', async () => {
+  test('robots.txt unavailable: the host waits with the back-off, then is left alone and its URLs recorded, those that come later at the exit', async () => {
     const r = await keeperRig({ [`http://${A}/robots.txt`]: [503, {}] }, { maxAttempts: 2 });
     r.admission.offer(`http://${A}/1`, A, 0);
     const host = r.frontier.hosts.get(A)!;
@@ -250,6 +251,20 @@ describe('HostKeeper', () => {
     assert.equal(host.isClaimed(urlKey(`http://${A}/1`)), false);
     assert.equal(r.frontier.queued, 0);
     assert.equal(r.asked.filter((u) => u.endsWith('/robots.txt')).length, 2);
+    // A link that comes after the give-up is set aside, and recorded at the exit as the others were.
+    const later = `http://${A}/later`;
+    r.admission.offer(later, A, 1);
+    assert.equal(host.isClaimed(urlKey(later)), true, 'set aside, claimed');
+    const errsOf = (url: string) =>
+      readFile(r.layout.errs(A, urlKey(url)), 'utf8').then((t) => JSON.parse(t) as { url: string; message: string });
+    await assert.rejects(errsOf(later), { code: 'ENOENT' }, 'in no record yet: only in memory');
+    assert.equal(await r.hostRobots.recordSetAside(), true);
+    for (const url of [`http://${A}/1`, later]) {
+      const record = await errsOf(url);
+      assert.equal(record.url, url);
+      assert.match(record.message, /^robots\.txt unavailable/);
+    }
+    assert.equal(await r.hostRobots.recordSetAside(), true, 'nothing left to record: true again');
   });
 
   test('robots.txt unavailable while the mount fails under the records: the URLs go back in the queue, the host is not left alone, and a later give-up records them', async () => {
