@@ -32,8 +32,16 @@ export interface LeaseRecord {
 export interface NodeProcesses {
   /** This node's process. */
   readonly incarnation: string;
-  /** True when `nodeId` runs now in another process than `incarnation` (Membership.replaced). */
+  /**
+   * True when `nodeId` runs now in another process than `incarnation`: its record, read now (after the lease that names
+   * `incarnation`; a process writes its record before it takes a lease), names another (Membership.replaced).
+   */
   replaced(nodeId: string, incarnation: string): Promise<boolean>;
+  /**
+   * True when `nodeId`, which this node's view counts dead, wrote its record since that view was read (it started again,
+   * or came back): read now, before a lease of it is taken over on that view (Membership.cameBack).
+   */
+  cameBack(nodeId: string): Promise<boolean>;
 }
 
 function asLeaseRecord(value: unknown): LeaseRecord {
@@ -140,7 +148,7 @@ export class Leases {
       const stale =
         current.node === this.#nodeId ||
         (current.pid !== undefined && isDeadLocalProcess(current as Required<LeaseRecord>)) ||
-        !this.#isAlive(current.node) ||
+        (!this.#isAlive(current.node) && !(await this.#processes?.cameBack(current.node))) ||
         (await this.#earlierProcess(current));
       if (!stale) return { ok: false, holder: current.node };
       // Only one node may take over a given stale lease: the one that creates its takeover

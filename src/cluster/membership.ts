@@ -55,16 +55,19 @@ export class Membership {
     return this.#self.incarnation;
   }
 
-  /**
-   * True when node `nodeId` runs now in another process than `incarnation` (docs/protocol.md, "Who crawls what"): its
-   * record, read now (after the lease that names `incarnation`; a process writes its record before it takes a lease), names
-   * another. The process the last observe saw is taken as running without a read (a lease of it blocks, at no cost).
-   * Throws what the read throws, but for a record that is absent or torn (false: the other rules decide).
-   */
+  /** NodeProcesses.replaced; the process the last observe saw runs (no read). Throws what the read throws; absent or torn: false. */
   async replaced(nodeId: string, incarnation: string): Promise<boolean> {
     if (this.#peers.get(nodeId)?.record.incarnation === incarnation) return false;
     const read = await readRecord(this.#layout.mount, this.#layout.node(nodeId), asNodeRecord);
     return read.kind === 'value' && read.value.incarnation !== undefined && read.value.incarnation !== incarnation;
+  }
+
+  /** NodeProcesses.cameBack. Throws as `replaced`; a record absent or torn: false. */
+  async cameBack(nodeId: string): Promise<boolean> {
+    const read = await readRecord(this.#layout.mount, this.#layout.node(nodeId), asNodeRecord);
+    if (read.kind !== 'value' || read.value.state === 'done' || read.value.state === 'stopping') return false;
+    const seen = this.#peers.get(nodeId)?.record;
+    return seen === undefined || read.value.counter !== seen.counter || read.value.incarnation !== seen.incarnation;
   }
 
   /** Monotonic time of the last heartbeat that reached the mount. */
@@ -282,10 +285,7 @@ export class Membership {
     return now.state !== seen.state || now.idleEpoch !== seen.idleEpoch;
   }
 
-  /**
-   * Removes the records of the peers seen `done` (the last node to end does it: nobody is
-   * left to need them). A node that did not see one before it went counts that node as lost.
-   */
+  /** Removes the records of peers seen `done` (the last node to end: nobody needs them; one that did not see them counts them lost). */
   async removeDoneRecords(): Promise<void> {
     for (const [id, peer] of this.#peers) {
       if (peer.record.state === 'done') await this.#layout.fs.unlink(this.#layout.node(id)).catch(() => undefined);

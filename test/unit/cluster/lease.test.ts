@@ -175,6 +175,7 @@ describe('Leases.acquire', () => {
         asked.push(`${id}:${incarnation}`);
         return id === B && incarnation === 'before-restart';
       },
+      cameBack: async () => false,
     };
     await plantLease(layout, { node: B, incarnation: 'running' });
     const a = new Leases(layout, A, alive, processes);
@@ -190,6 +191,27 @@ describe('Leases.acquire', () => {
     assert.equal(lease?.node, A);
     assert.equal(lease?.incarnation, 'mine', 'the new lease names the process of its taker');
     assert.deepEqual(await hostsDir(layout), [`${HOST}.lease`]);
+  });
+
+  test('a holder this view counts dead that wrote its record since (started again, or came back) keeps its lease; one still silent loses it', async () => {
+    const layout = await freshLayout();
+    let back = true;
+    const asked: string[] = [];
+    const processes = {
+      incarnation: 'mine',
+      replaced: async () => false,
+      cameBack: async (id: string) => {
+        asked.push(id);
+        return back;
+      },
+    };
+    await plantLease(layout, { node: B, incarnation: 'new-process' });
+    const a = new Leases(layout, A, allBut(B), processes);
+    assert.deepEqual(await a.acquire(HOST), { ok: false, holder: B }, 'its record moved since this view: alive');
+    assert.equal((await readLease(layout))?.node, B);
+    back = false;
+    assert.deepEqual(await a.acquire(HOST), { ok: true, tookOver: B }, 'its record as this view saw it: dead');
+    assert.deepEqual(asked, [B, B]);
   });
 
   test('a lease of a process of this machine that no longer runs is taken over at once', async (t) => {

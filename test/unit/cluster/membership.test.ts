@@ -174,6 +174,24 @@ describe('Membership: liveness of another machine by its counter', () => {
     assert.equal(m.isGone(PEER), true);
   });
 
+  test('cameBack: a peer whose record changed since the last observe (another counter or process) came back; unchanged, done, stopping or absent, not', async () => {
+    const layout = await freshLayout();
+    const { clock, m } = setup(layout);
+    await writeRecord(layout, remoteRecord(PEER, 1));
+    await m.observe();
+    clock.advance(DEAD + 1);
+    await m.observe();
+    assert.equal(m.isGone(PEER), true, 'counted dead by this view');
+    assert.equal(await m.cameBack(PEER), false, 'its record as seen');
+    await writeRecord(layout, remoteRecord(PEER, 2));
+    assert.equal(await m.cameBack(PEER), true, 'it wrote since');
+    await writeRecord(layout, remoteRecord(PEER, 3, { state: 'done' }));
+    assert.equal(await m.cameBack(PEER), false, 'done');
+    await writeRecord(layout, remoteRecord(OTHER, 1));
+    assert.equal(await m.cameBack(OTHER), true, 'a record that appeared since the last observe');
+    assert.equal(await m.cameBack('node-z'), false, 'no record');
+  });
+
   test('a peer first seen in state stopping is dead at once', async () => {
     const layout = await freshLayout();
     const { m } = setup(layout);

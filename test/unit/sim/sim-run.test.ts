@@ -71,6 +71,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test('seed 2001: a lease taken by a node started again with its id is not taken over by a peer whose view still counts that id dead (its record, read before the takeover, moved)', async () => {
+    const r = await runSeed(2001, { factory: realNode });
+    assert.match(r.header[1]!, /kill n1@2769 restart\+7531/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('seed 6795: a lease whose release was renamed aside on the server while the mount answered EIO is removed once the mount is back, not left as a temporary file', async () => {
     const r = await runSeed(6795, { factory: realNode });
     assert.match(r.header[1]!, /eio all 3809\.\.5162/);
@@ -132,7 +138,7 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
-  test("seed 1223: a node that left a host alone for this run (robots.txt unavailable) does not leave done: the links to the host it found since, in no record of the host, are found by its peers' full reseed when one takes the host", async () => {
+  test('seed 1223: the links to a host left alone for this run (robots.txt unavailable) that its node found since are not lost when it ends: recorded at its exit, its peers find them when one takes the host', async () => {
     const r = await runSeed(1223, { factory: realNode });
     assert.match(r.header[1]!, /pause n1@1029 for 5470/);
     assert.deepEqual(r.violations, []);
@@ -241,6 +247,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
       r.violations.join('\n'),
     );
     assert.deepEqual((await runSeed(11, { factory: realNode, scenario: 'late-send-on' })).violations, []);
+  });
+
+  test('seed 57 of late-send-on, with no-last-look: a link set aside for a host left alone is recorded when its node ends, and the node that takes the host later fetches it', async () => {
+    const r = await runSeed(57, { factory: realNode, scenario: 'late-send-on', mutation: { noLastLook: true } });
+    assert.equal(r.faults.get('kill') ?? 0, 0, 'no kill came');
+    assert.deepEqual(r.violations, []);
   });
 
   test('the end-kill scenario draws no fault of its own: its one kill comes when a node idle among idle peers has new work in its inbox', async () => {
