@@ -77,6 +77,12 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
+  test("seed 2583: a node killed while its mount probe's file landed leaves a temporary file of its own, not a finished probe file no one removes", async () => {
+    const r = await runSeed(2583, { factory: realNode });
+    assert.match(r.header[1]!, /kill n2@4518 restart\+1816 new id/);
+    assert.deepEqual(r.violations, []);
+  });
+
   test('seed 6795: a lease whose release was renamed aside on the server while the mount answered EIO is removed once the mount is back, not left as a temporary file', async () => {
     const r = await runSeed(6795, { factory: realNode });
     assert.match(r.header[1]!, /eio all 3809\.\.5162/);
