@@ -144,7 +144,8 @@ export class CrawlNode {
         heartbeat: this.#heartbeat!,
         fetcher: this.#fetcher,
         warc: this.#warc,
-        maxAttempts: this.#config.maxAttempts,
+        config: this.#config,
+        clock: this.#clock,
         fenced: () => this.#fenced(),
       });
     }
