@@ -144,8 +144,7 @@ export class CrawlNode {
         heartbeat: this.#heartbeat!,
         fetcher: this.#fetcher,
         warc: this.#warc,
-        config: this.#config,
-        clock: this.#clock,
+        maxAttempts: this.#config.maxAttempts,
         fenced: () => this.#fenced(),
       });
     }

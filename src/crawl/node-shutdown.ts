@@ -1,6 +1,4 @@
 import type { Ownership } from '../cluster/ownership.js';
-import type { Clock } from '../config/clock.js';
-import type { CrawlConfig } from '../config/crawl-config.js';
 import { describeError } from '../errors.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import type { Logger } from '../progress/logger.js';
@@ -21,9 +19,8 @@ export interface ShutdownOptions {
   readonly heartbeat: Heartbeat;
   readonly fetcher: Fetcher;
   readonly warc: WarcCapture | undefined;
-  /** --max-attempts (which errs records are final, src/frontier/retry-policy.ts), --mount-retry, --heartbeat. */
-  readonly config: Pick<CrawlConfig, 'maxAttempts' | 'mountRetryMs' | 'heartbeatMs'>;
-  readonly clock: Clock;
+  /** --max-attempts: which errs records are final (src/frontier/retry-policy.ts). */
+  readonly maxAttempts: number;
   /** True when this node has not reached the mount for long enough that others may count it dead. */
   fenced(): boolean;
 }
@@ -58,13 +55,6 @@ export async function shutDownNode(p: Parts, complete: boolean, o: ShutdownOptio
   // No host is taken after this (a take waiting for its turn would take a lease after the release).
   await p.keeper.close(STOP_GRACE_MS);
   await p.leases.releaseAll();
-  // A crawl that ended by the rule leaves no lease behind: one a failing mount kept (its release
-  // failed) is released again once a heartbeat while the mount comes back, for --mount-retry at most.
-  for (const until = o.clock.monotonic() + o.config.mountRetryMs; complete && !isEmpty(p.leases.held()); ) {
-    if (o.clock.monotonic() >= until) break;
-    await new Promise<void>((resolve) => o.clock.setTimeout(() => resolve(), o.config.heartbeatMs));
-    await p.leases.releaseAll();
-  }
   // Those that could not be recorded are in no record of their host: a peer that takes the host
   // would not read the records naming them, so this node leaves lost (peers reseed fully).
   if (complete) await leaveDone(p, o.heartbeat.status('done'), unsent || !recorded);
@@ -88,7 +78,7 @@ function errsOfHostsHeld(p: Parts, o: ShutdownOptions): ReadonlyMap<string, Host
   if (o.ownership.partition !== 'host' || o.fenced()) return undefined;
   const held = new Map<string, HostErrs>();
   for (const host of p.frontier.hosts.values()) {
-    if (host.phase === 'ready' && !host.leaseLost) held.set(host.dir, host.errsOnDisk(o.config.maxAttempts));
+    if (host.phase === 'ready' && !host.leaseLost) held.set(host.dir, host.errsOnDisk(o.maxAttempts));
   }
   return held;
 }
@@ -98,8 +88,4 @@ function queuedByHost(p: Parts): Record<string, number> {
   const out: Record<string, number> = {};
   for (const host of p.frontier.hosts.values()) if (host.phase === 'ready') out[host.dir] = host.queued;
   return out;
-}
-
-function isEmpty(items: Iterator<unknown>): boolean {
-  return items.next().done === true;
 }

@@ -83,12 +83,6 @@ describe('simulated runs of real nodes', { timeout: 300_000 }, () => {
     assert.deepEqual(r.violations, []);
   });
 
-  test('seed 2390: a node that ends by the rule while the mount answers EIO releases its leases once the mount is back, not leaving them for --dead-after', async () => {
-    const r = await runSeed(2390, { factory: realNode });
-    assert.match(r.header[1]!, /eio all 3370\.\.4570/);
-    assert.deepEqual(r.violations, []);
-  });
-
   test('seed 6795: a lease whose release was renamed aside on the server while the mount answered EIO is removed once the mount is back, not left as a temporary file', async () => {
     const r = await runSeed(6795, { factory: realNode });
     assert.match(r.header[1]!, /eio all 3809\.\.5162/);
